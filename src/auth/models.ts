@@ -1,0 +1,33 @@
+import { BaseModel } from "../db/base-model.js";
+
+export class User extends BaseModel {
+  static tableName = "users";
+
+  id!: string;
+  email!: string;
+  name!: string;
+  password_hash!: string;
+  is_admin!: boolean;
+  digest_frequency!: "daily" | "weekly" | "off";
+  digest_hour_local!: number;
+  digest_timezone!: string;
+  digest_weekly_dow!: number;
+  created_at!: Date;
+  updated_at!: Date;
+
+  /** The contract's User shape: never the password hash. */
+  toUserResponse() {
+    return { id: this.id, email: this.email, name: this.name, is_admin: this.is_admin, created_at: this.created_at };
+  }
+}
+
+export class PasswordResetToken extends BaseModel {
+  static tableName = "password_reset_tokens";
+
+  id!: string;
+  user_id!: string;
+  token_hash!: string;
+  expires_at!: Date;
+  used_at!: Date | null;
+  created_at!: Date;
+}

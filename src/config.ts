@@ -1,0 +1,154 @@
+/**
+ * The only reader of `process.env` (DESIGN.md §2). Everything else receives this frozen, typed object.
+ * Bad values fail fast at start-up with a message naming the variable, instead of surfacing later as odd behaviour.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+export type Role = "all" | "api" | "worker";
+
+export interface Config {
+  /** Postgres connection string; `null` starts the embedded Postgres under `dataDir/pg`. */
+  databaseUrl: string | null;
+  host: string;
+  port: number;
+  role: Role;
+  publicBaseUrl: string;
+  jwtSecret: Uint8Array;
+  jwtTtlSeconds: number;
+  jwtIssuer: string;
+  jwtAudience: string;
+  allowPrivateTargets: boolean;
+  email: {
+    transport: "log" | "smtp" | "resend";
+    smtpUrl: string | null;
+    from: string;
+    resendApiBase: string;
+    resendApiKey: string | null;
+    webhookSecret: string | null;
+  };
+  inboundMailWebhookSecret: string | null;
+  payments: { apiBase: string | null; apiKey: string | null; webhookSecret: string | null };
+  llm: { baseUrl: string | null; apiKey: string | null; model: string | null };
+  webhookRetryBaseSeconds: number;
+  webhookRetryWindowSeconds: number;
+  schedulerTickSeconds: number;
+  /** Where local state lives: the embedded Postgres and the generated JWT secret. */
+  dataDir: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function optional(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value.trim() === "" ? null : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string): string | null {
+  const raw = optional(env, name);
+  if (raw === null) return null;
+  try {
+    const parsed = new URL(raw);
+    if (!["http:", "https:"].includes(parsed.protocol)) throw new Error();
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = optional(env, name);
+  if (raw === null) return fallback;
+  if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(", ")}, got "${raw}"`);
+  return raw as T;
+}
+
+/** A JWT secret from the environment, or one generated once and kept in `dataDir` so tokens survive restarts. */
+function jwtSecret(env: Env, dataDir: string): Uint8Array {
+  const fromEnv = optional(env, "JWT_SECRET");
+  if (fromEnv !== null) {
+    if (fromEnv.length < 32) throw new ConfigError("JWT_SECRET must be at least 32 characters");
+    return new TextEncoder().encode(fromEnv);
+  }
+  const file = path.join(dataDir, "jwt-secret");
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(48).toString("base64url"), { mode: 0o600 });
+  }
+  return new TextEncoder().encode(readFileSync(file, "utf8").trim());
+}
+
+function emailTransport(env: Env): Config["email"] {
+  const raw = optional(env, "EMAIL_TRANSPORT") ?? "log";
+  let transport: Config["email"]["transport"];
+  let smtpUrl: string | null = null;
+  if (raw === "log" || raw === "resend") transport = raw;
+  else if (/^smtps?:\/\//.test(raw)) {
+    transport = "smtp";
+    smtpUrl = raw;
+  } else throw new ConfigError(`EMAIL_TRANSPORT must be log, resend or smtp://user:pass@host:port, got "${raw}"`);
+  const resendApiKey = optional(env, "RESEND_API_KEY");
+  if (transport === "resend" && resendApiKey === null) {
+    throw new ConfigError("EMAIL_TRANSPORT=resend needs RESEND_API_KEY");
+  }
+  return {
+    transport,
+    smtpUrl,
+    from: optional(env, "EMAIL_FROM") ?? "Rivalscope <noreply@rivalscope.local>",
+    resendApiBase: url(env, "RESEND_API_BASE") ?? "https://api.resend.com",
+    resendApiKey,
+    webhookSecret: whsecSecret(env, "EMAIL_WEBHOOK_SECRET"),
+  };
+}
+
+function whsecSecret(env: Env, name: string): string | null {
+  const raw = optional(env, name);
+  if (raw === null) return null;
+  if (!raw.startsWith("whsec_")) throw new ConfigError(`${name} must start with "whsec_"`);
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const host = optional(env, "HOST") ?? "127.0.0.1";
+  const port = integer(env, "PORT", 8000, 0, 65535);
+  const dataDir = path.resolve(optional(env, "DATA_DIR") ?? ".data");
+  const config: Config = {
+    databaseUrl: optional(env, "DATABASE_URL"),
+    host,
+    port,
+    role: oneOf(env, "ROLE", ["all", "api", "worker"] as const, "all"),
+    publicBaseUrl: url(env, "PUBLIC_BASE_URL") ?? `http://${host}:${port}`,
+    jwtSecret: jwtSecret(env, dataDir),
+    jwtTtlSeconds: integer(env, "JWT_TTL_SECONDS", 86400, 60, 30 * 86400),
+    jwtIssuer: "rivalscope",
+    jwtAudience: "rivalscope-api",
+    allowPrivateTargets: optional(env, "ALLOW_PRIVATE_TARGETS") === "1",
+    email: emailTransport(env),
+    inboundMailWebhookSecret: whsecSecret(env, "INBOUND_MAIL_WEBHOOK_SECRET"),
+    payments: {
+      apiBase: url(env, "PAYMENTS_API_BASE"),
+      apiKey: optional(env, "PAYMENTS_API_KEY"),
+      webhookSecret: optional(env, "PAYMENTS_WEBHOOK_SECRET"),
+    },
+    llm: { baseUrl: url(env, "LLM_BASE_URL"), apiKey: optional(env, "LLM_API_KEY"), model: optional(env, "LLM_MODEL") },
+    webhookRetryBaseSeconds: integer(env, "WEBHOOK_RETRY_BASE_SECONDS", 30, 0, 86400),
+    webhookRetryWindowSeconds: integer(env, "WEBHOOK_RETRY_WINDOW_SECONDS", 86400, 1, 30 * 86400),
+    schedulerTickSeconds: integer(env, "SCHEDULER_TICK_SECONDS", 60, 1, 86400),
+    dataDir,
+    logLevel: oneOf(env, "LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
+  };
+  return Object.freeze(config);
+}

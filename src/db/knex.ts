@@ -1,0 +1,28 @@
+import knexFactory, { type Knex } from "knex";
+import { Model } from "objection";
+import pg from "pg";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+// Return timestamps as Date and bigint counts as numbers (counts never reach 2^53 here).
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+
+export const migrationsDirectory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../migrations");
+
+export function createKnex(connectionString: string, pool: { min?: number; max?: number } = {}): Knex {
+  return knexFactory({
+    client: "pg",
+    connection: { connectionString },
+    pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
+    migrations: { directory: migrationsDirectory, loadExtensions: [".ts", ".js"], tableName: "knex_migrations" },
+  });
+}
+
+/** Binds every Objection model to this knex instance (one database per process). */
+export function bindModels(knex: Knex): void {
+  Model.knex(knex);
+}
+
+export async function migrateLatest(knex: Knex): Promise<void> {
+  await knex.migrate.latest({ directory: migrationsDirectory, loadExtensions: [".ts", ".js"] });
+}
