@@ -1,10 +1,11 @@
 import { Model } from "objection";
 
-/** Base of every model: snake_case columns are the JSON field names (STYLE.md habit 7); `updated_at` kept current. */
+/** Base of every model: snake_case columns are the JSON field names (STYLE.md habit 7). */
 export class BaseModel extends Model {
+  /** Models whose table has `updated_at` keep it current on every update. */
+  static hasUpdatedAt = true;
+
   $beforeUpdate(): void {
-    if ("updated_at" in this.constructor.prototype || (this as Record<string, unknown>).updated_at !== undefined) {
-      (this as Record<string, unknown>).updated_at = new Date();
-    }
+    if ((this.constructor as typeof BaseModel).hasUpdatedAt) (this as unknown as { updated_at: Date }).updated_at = new Date();
   }
 }

@@ -42,7 +42,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   mkdirSync(path.dirname(dir), { recursive: true });
   const port = await freePort();
   const password = "rivalscope";
-  const quiet = options.onLog ?? (() => {});
+  const onLog = options.onLog ?? (() => {});
+  const quiet = (message: unknown) => onLog(String(message));
   const postgres = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -31,6 +31,7 @@ export class Workspace extends BaseModel {
 export class Membership extends BaseModel {
   static tableName = "memberships";
   static idColumn = ["workspace_id", "user_id"];
+  static hasUpdatedAt = false;
 
   workspace_id!: string;
   user_id!: string;

@@ -1,0 +1,179 @@
+/**
+ * The HTTP application: express for transport, openapi-backend for routing, authentication and validation against
+ * generated/openapi.json, and one handler per operationId from the area registry (src/handlers.ts).
+ */
+import { randomUUID } from "node:crypto";
+import addFormats from "ajv-formats";
+import express, { type NextFunction, type Request, type Response } from "express";
+import { OpenAPIBackend, type Context } from "openapi-backend";
+import type { Ajv } from "ajv";
+import { authenticate } from "./auth/context.js";
+import { contractOperations, openApiDocument } from "./contract.js";
+import { accessError } from "./http/access.js";
+import { ApiError, fromDatabaseError, unauthorized, validationIssues } from "./http/errors.js";
+import type { AppServices, AuthContext, OperationId, Reply, RequestContext } from "./http/handler.js";
+import { HANDLERS, PENDING, pendingReply } from "./handlers.js";
+import { docsAssetsDirectory } from "./docs/handlers.js";
+
+interface RawRequest extends Request {
+  rawBody?: Buffer;
+  requestId?: string;
+}
+
+export interface BuiltApp {
+  app: express.Express;
+  api: OpenAPIBackend;
+}
+
+export async function buildApp(services: AppServices): Promise<BuiltApp> {
+  const api = new OpenAPIBackend({
+    definition: structuredClone(openApiDocument()),
+    strict: true,
+    validate: true,
+    coerceTypes: true,
+    ajvOpts: { allErrors: true, useDefaults: true, strict: false },
+    customizeAjv: (ajv: Ajv) => {
+      addFormats.default(ajv);
+      return ajv;
+    },
+  });
+
+  const send = (res: Response, reply: Reply): void => {
+    res.status(reply.status);
+    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+    if (reply.status === 204 || reply.body === undefined) {
+      res.end();
+    } else if (reply.contentType && reply.contentType !== "application/json") {
+      res.type(reply.contentType).send(reply.body);
+    } else {
+      res.json(reply.body);
+    }
+  };
+
+  const sendError = (res: Response, error: ApiError): void =>
+    send(res, { status: error.status, body: error.body, headers: error.headers });
+
+  api.registerSecurityHandler("BearerAuth", async (c: Context) => {
+    const auth = await authenticate(services.knex, services.tokens, header(c.request.headers.authorization));
+    if (!auth) return false;
+    const denied = accessError(c.operation.operationId as OperationId, c.operation.path, auth);
+    if (denied) throw denied;
+    return auth;
+  });
+
+  api.register({
+    notFound: async (_c: Context, _req: RawRequest, res: Response) => sendError(res, new ApiError(404, "Not Found")),
+    methodNotAllowed: async (_c: Context, _req: RawRequest, res: Response) =>
+      sendError(res, new ApiError(405, "Method Not Allowed")),
+    unauthorizedHandler: async (c: Context, _req: RawRequest, res: Response) => {
+      const error = (c.security?.BearerAuth as { error?: unknown } | undefined)?.error;
+      sendError(res, error instanceof ApiError ? error : unauthorized());
+    },
+    validationFail: async (c: Context, _req: RawRequest, res: Response) =>
+      sendError(res, new ApiError(422, validationIssues(c.validation.errors))),
+    notImplemented: async (c: Context, _req: RawRequest, res: Response) =>
+      send(res, pendingReply(c.operation.operationId as OperationId)),
+  });
+
+  for (const { operationId } of contractOperations()) {
+    const handler = HANDLERS[operationId];
+    if (!handler) {
+      if (!PENDING.has(operationId)) throw new Error(`operation ${operationId} has no handler and is not pending`);
+      continue;
+    }
+    api.register(operationId, async (c: Context, req: RawRequest, res: Response) => {
+      const ctx: RequestContext = {
+        operationId,
+        path: c.request.params as never,
+        query: c.request.query as never,
+        body: c.request.requestBody as never,
+        headers: req.headers,
+        rawBody: req.rawBody,
+        auth: (c.security?.BearerAuth as AuthContext | undefined) ?? null,
+        ip: req.ip ?? "",
+        requestId: req.requestId!,
+        log: res.locals.log,
+        services,
+      };
+      try {
+        send(res, await (handler as (ctx: RequestContext) => Promise<Reply>)(ctx));
+      } catch (error) {
+        const apiError = error instanceof ApiError ? error : fromDatabaseError(error);
+        if (apiError) return sendError(res, apiError);
+        throw error;
+      }
+    });
+  }
+  await api.init();
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("trust proxy", "loopback");
+
+  // Request id and one access-log line per request (pino JSON).
+  app.use((req: RawRequest, res: Response, next: NextFunction) => {
+    const incoming = req.headers["x-request-id"];
+    req.requestId = typeof incoming === "string" && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    res.setHeader("X-Request-Id", req.requestId);
+    res.locals.log = services.log.child({ requestId: req.requestId });
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      res.locals.log.info(
+        { req: { method: req.method, url: req.originalUrl }, res: { statusCode: res.statusCode }, responseTime: ms },
+        "request completed",
+      );
+    });
+    next();
+  });
+
+  app.use("/docs/assets", express.static(docsAssetsDirectory(), { immutable: true, maxAge: "1d", index: false }));
+
+  app.use(
+    express.json({
+      limit: "1mb",
+      type: ["application/json", "application/*+json"],
+      // Webhook signatures are computed over the exact bytes received.
+      verify: (req: RawRequest, _res, buffer) => {
+        req.rawBody = buffer;
+      },
+    }),
+  );
+
+  app.use(async (req: RawRequest, res: Response, next: NextFunction) => {
+    try {
+      await api.handleRequest(
+        // openapi-backend copies the request with `{...req}`, losing express's getters: pass a plain object.
+        { method: req.method, path: req.path, query: req.query as never, headers: req.headers as never, body: req.body },
+        req,
+        res,
+      );
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  // Errors that escaped everything above: body-parser failures a client caused, then anything else as a logged 500.
+  app.use((error: unknown, _req: RawRequest, res: Response, _next: NextFunction) => {
+    const parserError = error as { type?: string; status?: number; message?: string; body?: string };
+    if (parserError.type === "entity.parse.failed") {
+      return sendError(res, new ApiError(422, [{ loc: ["body"], msg: "JSON decode error: the body is not valid JSON", type: "json_invalid" }]));
+    }
+    if (parserError.type === "entity.too.large") return sendError(res, new ApiError(413, "Request body too large (1 MB at most)"));
+    if (parserError.type === "encoding.unsupported" || parserError.type === "charset.unsupported") {
+      return sendError(res, new ApiError(415, "Unsupported content encoding or charset"));
+    }
+    if (typeof parserError.status === "number" && parserError.status >= 400 && parserError.status < 500) {
+      return sendError(res, new ApiError(parserError.status, parserError.message ?? "Bad request"));
+    }
+    res.locals.log?.error({ err: error }, "unhandled error");
+    if (!res.headersSent) sendError(res, new ApiError(500, "Internal Server Error"));
+  });
+
+  return { app, api };
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

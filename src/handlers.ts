@@ -1,0 +1,31 @@
+/**
+ * The handler registry: every area's handler map merged into one, keyed by operationId (DESIGN.md §1).
+ * A test asserts handlers ∪ pending = the operations of generated/openapi.json and handlers ∩ pending = ∅.
+ */
+import { authHandlers } from "./auth/handlers.js";
+import { competitorHandlers } from "./competitors/handlers.js";
+import { docsHandlers } from "./docs/handlers.js";
+import { healthHandlers } from "./health/handlers.js";
+import type { AreaHandlers, OperationId, Reply } from "./http/handler.js";
+import { PENDING_OPERATIONS } from "./pending.js";
+import { sourceHandlers } from "./sources/handlers.js";
+
+const AREAS: AreaHandlers[] = [authHandlers, competitorHandlers, sourceHandlers, healthHandlers, docsHandlers];
+
+function merge(areas: AreaHandlers[]): AreaHandlers {
+  const merged: AreaHandlers = {};
+  for (const area of areas) {
+    for (const [operationId, handler] of Object.entries(area)) {
+      if (operationId in merged) throw new Error(`two areas handle ${operationId}`);
+      (merged as Record<string, unknown>)[operationId] = handler;
+    }
+  }
+  return merged;
+}
+
+export const HANDLERS: AreaHandlers = merge(AREAS);
+export const PENDING: ReadonlySet<OperationId> = new Set(PENDING_OPERATIONS);
+
+export function pendingReply(operationId: OperationId): Reply {
+  return { status: 501, body: { detail: `${operationId} is not available yet` } };
+}

@@ -1,0 +1,29 @@
+/**
+ * Who may call what, beyond "has a valid token" (DESIGN.md §4 and §7), decided in one place from the operation so no
+ * handler can forget it. Runs after authentication and before request validation.
+ */
+import { limitsOf } from "../workspaces/plans.js";
+import { forbidden, type ApiError } from "./errors.js";
+import type { AuthContext, OperationId } from "./handler.js";
+
+/** Members use every workspace endpoint except billing and the deliveries admin view (DESIGN.md §7). */
+const OWNER_ONLY: ReadonlySet<OperationId> = new Set<OperationId>([
+  "createCheckoutSession",
+  "createBillingPortalSession",
+  "listDigestDeliveries",
+]);
+
+export function accessError(operationId: OperationId, pathTemplate: string, caller: AuthContext): ApiError | null {
+  // `/admin/*` and `/support/*` (the vendor's own inbox) are for platform admins only.
+  if (pathTemplate.startsWith("/admin/") || pathTemplate.startsWith("/support/")) {
+    return caller.isAdmin ? null : forbidden("Platform administrators only");
+  }
+  // The partner API exists only for machine integration, which needs `api_access` (Growth and above).
+  if (pathTemplate.startsWith("/v1/") && !limitsOf(caller.plan).api_access) {
+    return forbidden(`The partner API needs a plan with API access (Growth or Enterprise); this workspace is on ${caller.plan}`);
+  }
+  if (OWNER_ONLY.has(operationId) && caller.role !== "owner") {
+    return forbidden("Only workspace owners may do this");
+  }
+  return null;
+}

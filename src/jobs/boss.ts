@@ -1,0 +1,94 @@
+/**
+ * pg-boss lifecycle. The API role only sends (no maintenance, no polling); the worker role also supervises and works.
+ */
+import PgBoss from "pg-boss";
+import type { Knex } from "knex";
+import type { Logger } from "pino";
+import { DEAD_LETTER_QUEUE, QUEUES, type QueueName } from "./queues.js";
+
+/** Handles one job; a throw fails (and retries) that job only, not the rest of its batch. */
+export type JobHandler = (job: PgBoss.Job<any>) => Promise<void>;
+
+export interface Jobs {
+  boss: PgBoss;
+  /** Enqueues a job; inside `trx` it commits or rolls back with the row that caused it (STYLE.md habit 5). */
+  send(queue: QueueName, data: object, options?: PgBoss.SendOptions, trx?: Knex.Transaction): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * pg-boss runs its SQL through any `{executeSql(text, values)}`; this one runs it on a knex transaction, so a job is
+ * inserted atomically with the rows that caused it. pg-boss writes `$n` placeholders; knex's raw wants `?`.
+ */
+export function knexExecutor(trx: Knex | Knex.Transaction): PgBoss.Db {
+  return {
+    async executeSql(text: string, values: unknown[] = []) {
+      const ordered: unknown[] = [];
+      const sql = text.replace(/\$(\d+)/g, (_match, index: string) => {
+        ordered.push(values[Number(index) - 1]);
+        return "?";
+      });
+      const result = await trx.raw(sql, ordered as Knex.RawBinding[]);
+      return { rows: result.rows };
+    },
+  };
+}
+
+export interface StartJobsOptions {
+  connectionString: string;
+  log: Logger;
+  /** Worker role: run maintenance and the handlers; API role: send only. */
+  worker: boolean;
+  handlers: Partial<Record<QueueName, JobHandler>>;
+}
+
+export async function startJobs(options: StartJobsOptions): Promise<Jobs> {
+  const boss = new PgBoss({
+    connectionString: options.connectionString,
+    max: options.worker ? 5 : 2,
+    supervise: options.worker,
+    schedule: options.worker,
+    migrate: true,
+  });
+  boss.on("error", (error) => options.log.error({ err: error }, "pg-boss error"));
+  await boss.start();
+
+  await boss.createQueue(DEAD_LETTER_QUEUE);
+  for (const queue of Object.values(QUEUES)) await boss.createQueue(queue.name, { name: queue.name, ...queue.options });
+
+  if (options.worker) {
+    for (const queue of Object.values(QUEUES)) {
+      const handler = options.handlers[queue.name];
+      if (!handler) continue;
+      const { workers, batchSize, pollingIntervalSeconds } = queue.work;
+      for (let i = 0; i < workers; i++) {
+        await boss.work(queue.name, { batchSize, pollingIntervalSeconds }, async (jobs) => {
+          const results = await Promise.allSettled(jobs.map((job) => handler(job)));
+          // pg-boss completes the whole batch when this resolves, but only jobs still `active`: failing the
+          // rejected ones first leaves them to their retry policy while the others complete.
+          for (const [index, result] of results.entries()) {
+            if (result.status === "fulfilled") continue;
+            const job = jobs[index]!;
+            const message = result.reason instanceof Error ? result.reason.message : String(result.reason);
+            options.log.warn({ err: result.reason, queue: queue.name, job: job.id }, "job failed; will retry");
+            await boss.fail(queue.name, job.id, { message });
+          }
+        });
+      }
+    }
+  }
+
+  return {
+    boss,
+    async send(queue, data, sendOptions = {}, trx) {
+      const id = await boss.send(queue, data, trx ? { ...sendOptions, db: knexExecutor(trx) } : sendOptions);
+      // pg-boss returns null for a missing queue or a deduplicated singleton (STACK-NOTES.md): never lose that silently.
+      if (!id) throw new Error(`pg-boss did not accept a job for queue ${queue}`);
+      return id;
+    },
+    async stop() {
+      // graceful: let active handlers finish; wait: resolve only once they have.
+      await boss.stop({ graceful: true, wait: true, timeout: 20_000 });
+    },
+  };
+}

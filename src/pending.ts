@@ -1,0 +1,91 @@
+/**
+ * Operations whose area is built by a later issue. They are in the contract already and answer
+ * `501 {"detail": "<operationId> is not available yet"}`. This list must only shrink: a test asserts that handlers
+ * and pending together cover every operation of generated/openapi.json, with no overlap.
+ */
+import type { OperationId } from "./http/handler.js";
+
+export const PENDING_OPERATIONS = [
+  // Detection engine (issue 3): fetching, discovery, profiling, events, insights, admin job views.
+  "runSourceNow",
+  "discoverCompetitorSources",
+  "profileCompetitor",
+  "addEnrichedSources",
+  "listEvents",
+  "getEvent",
+  "updateEventStatus",
+  "getEventActivity",
+  "listInsights",
+  "getCompetitorInsight",
+  "reanalyzeCompetitor",
+  "listJobs",
+  "listFailedSources",
+  "getSourceHealth",
+  "getSchedulerStatus",
+  // Delivery (issue 4): alert rules.
+  "listAlertRules",
+  "createAlertRule",
+  "updateAlertRule",
+  "deleteAlertRule",
+  // Digests and email (issue 5).
+  "getMyPreferences",
+  "updateMyPreferences",
+  "listDigests",
+  "createDigest",
+  "getDigest",
+  "sendDigest",
+  "listDigestDeliveries",
+  "listSuppressions",
+  "createSuppression",
+  "deleteSuppression",
+  "receiveEmailDeliveryWebhook",
+  "getUnsubscribePage",
+  "unsubscribeFromDigests",
+  // Plans and billing.
+  "getMyPlan",
+  "listPricingPlans",
+  "createBetaClaim",
+  "createCheckoutSession",
+  "createBillingPortalSession",
+  "receivePaymentsWebhook",
+  // Displacement tracking.
+  "listTargetAccounts",
+  "createTargetAccount",
+  "getTargetAccountCadence",
+  "getTargetAccount",
+  "updateTargetAccount",
+  "deleteTargetAccount",
+  "createAccountSignal",
+  "generateAccountTeardown",
+  "listAccountTeardowns",
+  "listSwitcherStories",
+  "createSwitcherStory",
+  "updateSwitcherStory",
+  "deleteSwitcherStory",
+  // Partner API.
+  "createPartnerWorkspace",
+  "getPartnerWorkspace",
+  "subscribePartnerAlerts",
+  "getPartnerDigest",
+  "listPartnerEvents",
+  "registerPartnerMonitor",
+  "getPartnerMonitorHealth",
+  // Support inbox.
+  "setupSupportInbox",
+  "syncSupportInbox",
+  "listSupportThreads",
+  "getSupportThread",
+  "closeSupportThread",
+  "escalateSupportThread",
+  "replyToSupportThread",
+  "receiveSupportInboundMail",
+  // Admin and operations, public stats, chat.
+  "getDemoWorkspace",
+  "setDemoWorkspace",
+  "clearDemoWorkspace",
+  "listFirehoseMonitors",
+  "getDemoFeed",
+  "getHeroStat",
+  "trackMarketingEvent",
+  "sendChatMessage",
+] as const satisfies readonly OperationId[];

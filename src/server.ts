@@ -1,0 +1,78 @@
+/**
+ * Starts the process's roles over one database: `api` serves HTTP, `worker` runs pg-boss handlers and schedules,
+ * `all` does both (DESIGN.md §1). Returns a handle whose `stop()` shuts down gracefully.
+ */
+import type { Server } from "node:http";
+import pino, { type Logger } from "pino";
+import { buildApp } from "./app.js";
+import { TokenService } from "./auth/tokens.js";
+import type { Config } from "./config.js";
+import { openDatabase, type Database } from "./db/database.js";
+import type { AppServices } from "./http/handler.js";
+import { startJobs } from "./jobs/boss.js";
+import { jobHandlers } from "./jobs/handlers.js";
+import { createEmailTransport } from "./lib/email.js";
+
+export interface RunningService {
+  services: AppServices;
+  database: Database;
+  /** The HTTP server (api roles), listening. */
+  server: Server | null;
+  /** The express app, for in-process tests with supertest. */
+  app: import("express").Express | null;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Do not listen on a port (tests drive the express app directly). */
+  listen?: boolean;
+  log?: Logger;
+}
+
+export async function startService(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningService> {
+  const log = options.log ?? pino({ level: config.logLevel, base: { service: "rivalscope", role: config.role } });
+  const database = await openDatabase(config, (message) => log.debug({ postgres: message.trim() }, "postgres"));
+  const serveApi = config.role !== "worker";
+  const runWorker = config.role !== "api";
+
+  const email = createEmailTransport(config, database.knex, log);
+  const jobs = await startJobs({
+    connectionString: database.url,
+    log,
+    worker: runWorker,
+    handlers: jobHandlers({ email, log }),
+  });
+  const services: AppServices = { config, knex: database.knex, log, tokens: new TokenService(config), jobs };
+
+  let server: Server | null = null;
+  let app: import("express").Express | null = null;
+  if (serveApi) {
+    app = (await buildApp(services)).app;
+    if (options.listen !== false) {
+      const listening = app.listen(config.port, config.host);
+      server = listening;
+      await new Promise<void>((resolve, reject) => {
+        listening.once("listening", resolve);
+        listening.once("error", reject);
+      });
+      log.info({ url: `http://${config.host}:${config.port}`, docs: `${config.publicBaseUrl}/docs` }, "listening");
+    }
+  }
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Stop taking requests and let in-flight ones finish; then let running jobs finish; then close pools.
+      if (server) {
+        const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+        server.closeIdleConnections();
+        await closed;
+      }
+      await jobs.stop();
+      await email.close();
+      await database.close();
+      log.info("stopped");
+    })());
+
+  return { services, database, server, app, stop };
+}

@@ -1,0 +1,12 @@
+import { callerOf, noContent, ok, type AreaHandlers } from "../http/handler.js";
+import { SourceService } from "./service.js";
+
+export const sourceHandlers: AreaHandlers = {
+  updateSource: async (ctx) =>
+    ok((await new SourceService(ctx.services.knex, callerOf(ctx)).update(ctx.path.source_id, ctx.body)).toResponse()),
+
+  deleteSource: async (ctx) => {
+    await new SourceService(ctx.services.knex, callerOf(ctx)).delete(ctx.path.source_id);
+    return noContent();
+  },
+};
