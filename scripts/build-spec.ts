@@ -32,9 +32,14 @@ function compileTypeSpec(): Json {
         "--option",
         `@typespec/openapi3.emitter-output-dir=${outDir}`,
       ],
-      { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
+      { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
     );
     return JSON.parse(readFileSync(path.join(outDir, "openapi.json"), "utf8"));
+  } catch (error) {
+    // The compiler's diagnostics are shown only when it fails; a successful compile is silent.
+    const failed = error as { stdout?: Buffer; stderr?: Buffer };
+    if (!failed.stdout && !failed.stderr) throw error;
+    throw new Error(`tsp compile failed:\n${failed.stdout?.toString() ?? ""}${failed.stderr?.toString() ?? ""}`);
   } finally {
     rmSync(outDir, { recursive: true, force: true });
   }

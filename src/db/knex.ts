@@ -1,20 +1,24 @@
 import knexFactory, { type Knex } from "knex";
 import { Model } from "objection";
 import pg from "pg";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { MIGRATIONS } from "../../migrations/index.js";
 
 // Return timestamps as Date and bigint counts as numbers (counts never reach 2^53 here).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
-export const migrationsDirectory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../migrations");
+/** Serves knex the statically imported migrations of migrations/index.ts. */
+const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => MIGRATIONS.map(([name]) => name),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => MIGRATIONS.find(([candidate]) => candidate === name)![1],
+};
 
 export function createKnex(connectionString: string, pool: { min?: number; max?: number } = {}): Knex {
   return knexFactory({
     client: "pg",
     connection: { connectionString },
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
-    migrations: { directory: migrationsDirectory, loadExtensions: [".ts", ".js"], tableName: "knex_migrations" },
+    migrations: { migrationSource, tableName: "knex_migrations" },
   });
 }
 
@@ -24,5 +28,5 @@ export function bindModels(knex: Knex): void {
 }
 
 export async function migrateLatest(knex: Knex): Promise<void> {
-  await knex.migrate.latest({ directory: migrationsDirectory, loadExtensions: [".ts", ".js"] });
+  await knex.migrate.latest({ migrationSource });
 }

@@ -24,8 +24,9 @@ export function knexExecutor(trx: Knex | Knex.Transaction): PgBoss.Db {
   return {
     async executeSql(text: string, values: unknown[] = []) {
       const ordered: unknown[] = [];
-      const sql = text.replace(/\$(\d+)/g, (_match, index: string) => {
-        ordered.push(values[Number(index) - 1]);
+      // A literal `?` would read as a knex binding: escape it first. Knex refuses `undefined`; SQL means NULL.
+      const sql = text.replace(/\?/g, "\\?").replace(/\$(\d+)/g, (_match, index: string) => {
+        ordered.push(values[Number(index) - 1] ?? null);
         return "?";
       });
       const result = await trx.raw(sql, ordered as Knex.RawBinding[]);

@@ -1,0 +1,10 @@
+/**
+ * The ordered list of migrations. Imported statically (rather than discovered on disk) so the same code migrates
+ * under tsx, vitest and compiled JavaScript alike. Add each new migration file here.
+ */
+import type { Knex } from "knex";
+import * as foundation from "./20261122000100_foundation.js";
+
+export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
+  ["20261122000100_foundation", foundation],
+];

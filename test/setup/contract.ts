@@ -1,0 +1,92 @@
+/**
+ * The one contract check every test response goes through: the status must be documented for the operation, the
+ * body must validate against generated/openapi.json, required response headers must be present, and unknown routes
+ * must answer the JSON error envelope.
+ */
+import addFormats from "ajv-formats";
+import type { Ajv } from "ajv";
+import { OpenAPIBackend } from "openapi-backend";
+import type supertest from "supertest";
+import { openApiDocument } from "../../src/contract.js";
+import { PENDING } from "../../src/handlers.js";
+import type { OperationId } from "../../src/http/handler.js";
+
+type Response = supertest.Response;
+
+let backend: OpenAPIBackend | undefined;
+
+/** Loads the contract validator once per test file (openapi-backend dereferences the document asynchronously). */
+export async function loadContract(): Promise<void> {
+  if (backend) return;
+  const api = new OpenAPIBackend({
+    definition: structuredClone(openApiDocument()),
+    validate: true,
+    ajvOpts: { allErrors: true, strict: false },
+    customizeAjv: (ajv: Ajv) => {
+      addFormats.default(ajv);
+      return ajv;
+    },
+  });
+  await api.init();
+  backend = api;
+}
+
+function contract(): OpenAPIBackend {
+  if (!backend) throw new Error("call loadContract() before checking responses");
+  return backend;
+}
+
+export class ContractViolation extends Error {}
+
+export function matchesContract(res: Response): void {
+  const request = (res as unknown as { req: { method: string; path: string } }).req;
+  const url = new URL(request.path, "http://x");
+  const api = contract();
+  const operation = api.router.matchOperation({ method: request.method, path: url.pathname, query: {}, headers: {} });
+  const where = `${request.method} ${url.pathname} → ${res.status}`;
+  const isJson = /application\/json/.test(String(res.headers["content-type"] ?? ""));
+
+  if (!operation) {
+    // Unknown routes still answer the error envelope (DESIGN.md §4).
+    if (res.status !== 404 && res.status !== 405) throw new ContractViolation(`${where}: no such operation`);
+    assertErrorEnvelope(res, where);
+    return;
+  }
+  const operationId = operation.operationId as OperationId;
+  if (res.status === 501 && PENDING.has(operationId)) {
+    assertErrorEnvelope(res, where);
+    return;
+  }
+  const documented = operation.responses?.[String(res.status)] as
+    | { content?: Record<string, unknown>; headers?: Record<string, { required?: boolean }> }
+    | undefined;
+  if (!documented) {
+    throw new ContractViolation(`${where}: status ${res.status} is not documented for ${operationId}; body ${JSON.stringify(res.body)}`);
+  }
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    if (header.required && res.headers[name.toLowerCase()] === undefined) {
+      throw new ContractViolation(`${where}: required header ${name} is missing`);
+    }
+  }
+  const contentTypes = Object.keys(documented.content ?? {});
+  if (contentTypes.length === 0) {
+    if (res.text && res.text.length > 0) throw new ContractViolation(`${where}: documented without a body, got ${res.text.slice(0, 200)}`);
+    return;
+  }
+  if (!contentTypes.includes("application/json")) {
+    const received = String(res.headers["content-type"] ?? "").split(";")[0];
+    if (!contentTypes.includes(received!)) throw new ContractViolation(`${where}: content type ${received} is not one of ${contentTypes}`);
+    return;
+  }
+  if (!isJson) throw new ContractViolation(`${where}: expected a JSON body, got ${String(res.headers["content-type"])}`);
+  const result = api.validator.validateResponse(res.body, operation, res.status);
+  if (result.errors && result.errors.length > 0) {
+    throw new ContractViolation(
+      `${where}: body does not match the contract of ${operationId}: ${JSON.stringify(result.errors.slice(0, 5))}\nbody: ${JSON.stringify(res.body).slice(0, 1000)}`,
+    );
+  }
+}
+
+function assertErrorEnvelope(res: Response, where: string): void {
+  if (typeof res.body?.detail !== "string") throw new ContractViolation(`${where}: expected {detail: string}, got ${res.text}`);
+}

@@ -1,0 +1,58 @@
+/**
+ * One running service per test file, on its own database cloned from the migrated template, driven in-process with
+ * supertest. Every response goes through the contract check (contract.ts).
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pino from "pino";
+import supertest from "supertest";
+import { inject } from "vitest";
+import { loadConfig, type Config } from "../../src/config.js";
+import { ensureDatabase } from "../../src/db/database.js";
+import { startService, type RunningService } from "../../src/server.js";
+import { loadContract, matchesContract } from "./contract.js";
+import { withDatabase } from "./global-setup.js";
+
+export interface TestApp {
+  service: RunningService;
+  config: Readonly<Config>;
+  /** supertest bound to the app; each request is checked against the contract. */
+  http: ContractClient;
+  stop(): Promise<void>;
+}
+
+export interface ContractClient {
+  get(path: string): supertest.Test;
+  post(path: string): supertest.Test;
+  patch(path: string): supertest.Test;
+  put(path: string): supertest.Test;
+  delete(path: string): supertest.Test;
+}
+
+/** Environment for the test service; tests add provider URLs and secrets through `env`. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  await loadContract();
+  const database = `t_${randomBytes(6).toString("hex")}`;
+  const serverUrl = inject("postgresServerUrl");
+  await ensureDatabase(serverUrl, database, inject("templateDatabase"));
+  const config = loadConfig({
+    DATABASE_URL: withDatabase(serverUrl, database),
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), "rivalscope-test-data-")),
+    JWT_SECRET: randomBytes(32).toString("hex"),
+    ALLOW_PRIVATE_TARGETS: "1",
+    LOG_LEVEL: "silent",
+    ...env,
+  });
+  const service = await startService(config, { listen: false, log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }) });
+  const agent = supertest(service.app!);
+  const http: ContractClient = {
+    get: (p) => agent.get(p).expect(matchesContract),
+    post: (p) => agent.post(p).expect(matchesContract),
+    patch: (p) => agent.patch(p).expect(matchesContract),
+    put: (p) => agent.put(p).expect(matchesContract),
+    delete: (p) => agent.delete(p).expect(matchesContract),
+  };
+  return { service, config, http, stop: () => service.stop() };
+}
