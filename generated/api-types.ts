@@ -1417,11 +1417,6 @@ export interface components {
          * @enum {string}
          */
         AccountStage: "identified" | "researching" | "engaged" | "evaluating" | "negotiating" | "won" | "lost";
-        /**
-         * @description Priority tier of a target account.
-         * @enum {string}
-         */
-        AccountTier: "tier_1" | "tier_2" | "tier_3";
         /** @description One event on the activity timeline: only when it was detected and how much it matters. */
         ActivityMarker: {
             /**
@@ -2380,11 +2375,6 @@ export interface components {
             workspace_id: string;
         };
         /**
-         * @description Role of a user in a workspace. Owners may also use billing and the deliveries admin view.
-         * @enum {string}
-         */
-        MemberRole: "owner" | "member";
-        /**
          * @description How often a partner monitor runs.
          * @enum {string}
          */
@@ -2473,11 +2463,6 @@ export interface components {
             /** @description Opaque cursor of the next page, to pass back as `cursor` (with the same filters); `null` on the last page. */
             next_cursor: string | null;
         };
-        /**
-         * Format: uri
-         * @description An https URL of at most 2048 characters.
-         */
-        PartnerHttpsUrl: string;
         /** @description A partner monitor: one per monitor type and workspace. */
         PartnerMonitor: {
             /** @description Identifier (UUID). */
@@ -3031,11 +3016,6 @@ export interface components {
          * @enum {string}
          */
         StoryStatus: "draft" | "approved" | "published";
-        /**
-         * @description Triage category of a support thread.
-         * @enum {string}
-         */
-        SupportCategory: "billing" | "bug" | "feature_request" | "account" | "other";
         /** @description An inbound mail event as the mail provider posts it. */
         SupportInboundMailEvent: {
             /** @description The event kind; `message.received` creates or extends a thread, other kinds are acknowledged and ignored. */

@@ -88,7 +88,20 @@ export function normalizeDocument(doc: Json): Json {
   };
   inlineNullableRefs(doc.paths);
   inlineNullableRefs(doc.components);
+  removeUnreferencedSchemas(doc);
   return doc;
+}
+
+/** Drops component schemas nothing refers to any more (e.g. enums whose every use was inlined above). */
+function removeUnreferencedSchemas(doc: Json): void {
+  const schemas: Json = doc.components?.schemas ?? {};
+  for (;;) {
+    const text =
+      JSON.stringify({ ...doc, components: { ...doc.components, schemas: undefined } }) + JSON.stringify(schemas);
+    const unused = Object.keys(schemas).filter((name) => !text.includes(`"#/components/schemas/${name}"`));
+    if (unused.length === 0) return;
+    for (const name of unused) delete schemas[name];
+  }
 }
 
 function resolveRef(schemas: Json, ref: string): Json | undefined {
@@ -128,7 +141,9 @@ async function main(): Promise<void> {
     return;
   }
   for (const [name, content] of Object.entries(files)) writeFileSync(path.join(generatedDir, name), content);
-  console.log(`wrote generated/openapi.json (${Object.keys(JSON.parse(openapi).paths).length} paths) and generated/api-types.ts`);
+  console.log(
+    `wrote generated/openapi.json (${Object.keys(JSON.parse(openapi).paths).length} paths) and generated/api-types.ts`,
+  );
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

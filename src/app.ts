@@ -145,7 +145,13 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
     try {
       await api.handleRequest(
         // openapi-backend copies the request with `{...req}`, losing express's getters: pass a plain object.
-        { method: req.method, path: req.path, query: req.query as never, headers: req.headers as never, body: req.body },
+        {
+          method: req.method,
+          path: req.path,
+          query: req.query as never,
+          headers: req.headers as never,
+          body: req.body,
+        },
         req,
         res,
       );
@@ -158,9 +164,15 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
   app.use((error: unknown, _req: RawRequest, res: Response, _next: NextFunction) => {
     const parserError = error as { type?: string; status?: number; message?: string; body?: string };
     if (parserError.type === "entity.parse.failed") {
-      return sendError(res, new ApiError(422, [{ loc: ["body"], msg: "JSON decode error: the body is not valid JSON", type: "json_invalid" }]));
+      return sendError(
+        res,
+        new ApiError(422, [
+          { loc: ["body"], msg: "JSON decode error: the body is not valid JSON", type: "json_invalid" },
+        ]),
+      );
     }
-    if (parserError.type === "entity.too.large") return sendError(res, new ApiError(413, "Request body too large (1 MB at most)"));
+    if (parserError.type === "entity.too.large")
+      return sendError(res, new ApiError(413, "Request body too large (1 MB at most)"));
     if (parserError.type === "encoding.unsupported" || parserError.type === "charset.unsupported") {
       return sendError(res, new ApiError(415, "Unsupported content encoding or charset"));
     }

@@ -27,7 +27,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (scheme !== "scrypt" || !salt || !hash) return false;
   const N = Number(n);
   const R = Number(r);
-  const key = await scrypt(password, Buffer.from(salt, "base64url"), { N, r: R, p: Number(p), maxmem: maxmemFor(N, R) });
+  const key = await scrypt(password, Buffer.from(salt, "base64url"), {
+    N,
+    r: R,
+    p: Number(p),
+    maxmem: maxmemFor(N, R),
+  });
   const expected = Buffer.from(hash, "base64url");
   return expected.length === key.length && timingSafeEqual(expected, key);
 }

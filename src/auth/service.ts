@@ -35,7 +35,12 @@ export class AuthService {
     this.limiter = new RateLimiter(services.knex);
   }
 
-  async signUp(input: { email: string; name: string; password: string; digest_timezone?: string | null }): Promise<TokenResponse> {
+  async signUp(input: {
+    email: string;
+    name: string;
+    password: string;
+    digest_timezone?: string | null;
+  }): Promise<TokenResponse> {
     const email = normalizeEmail(input.email);
     const timezone = input.digest_timezone ?? "UTC";
     if (!isIanaTimezone(timezone)) throw invalid(["body", "digest_timezone"], `Unknown IANA time zone '${timezone}'`);
@@ -53,7 +58,11 @@ export class AuthService {
 
   async logIn(input: { email: string; password: string }, ip: string): Promise<TokenResponse> {
     const email = normalizeEmail(input.email);
-    const emailRule = { key: `login:email:${email}`, limit: LOGIN_FAILURES_PER_EMAIL, windowSeconds: LOGIN_WINDOW_SECONDS };
+    const emailRule = {
+      key: `login:email:${email}`,
+      limit: LOGIN_FAILURES_PER_EMAIL,
+      windowSeconds: LOGIN_WINDOW_SECONDS,
+    };
     const ipRule = { key: `login:ip:${ip}`, limit: LOGIN_ATTEMPTS_PER_IP, windowSeconds: LOGIN_WINDOW_SECONDS };
     const waitIp = await this.limiter.hit(ipRule);
     if (waitIp !== null) throw tooManyRequests(waitIp);
@@ -73,14 +82,21 @@ export class AuthService {
 
   async requestPasswordReset(rawEmail: string): Promise<void> {
     const email = normalizeEmail(rawEmail);
-    const wait = await this.limiter.hit({ key: `reset:email:${email}`, limit: RESET_REQUESTS_PER_EMAIL, windowSeconds: RESET_WINDOW_SECONDS });
+    const wait = await this.limiter.hit({
+      key: `reset:email:${email}`,
+      limit: RESET_REQUESTS_PER_EMAIL,
+      windowSeconds: RESET_WINDOW_SECONDS,
+    });
     if (wait !== null) throw tooManyRequests(wait);
     await this.services.knex.transaction(async (trx) => {
       const user = await trx("users").whereRaw("lower(email) = ?", [email]).first("id", "email", "name");
       if (!user) return;
       const token = randomBytes(32).toString("base64url");
       // A new request invalidates earlier links: only the newest token works.
-      await trx("password_reset_tokens").where({ user_id: user.id }).whereNull("used_at").update({ used_at: trx.fn.now() });
+      await trx("password_reset_tokens")
+        .where({ user_id: user.id })
+        .whereNull("used_at")
+        .update({ used_at: trx.fn.now() });
       await trx("password_reset_tokens").insert({
         user_id: user.id,
         token_hash: sha256(token),
@@ -117,7 +133,9 @@ export class AuthService {
         .update({ used_at: trx.fn.now() })
         .returning("user_id");
       if (!consumed) throw invalid(["body", "token"], "Invalid or expired reset token");
-      await trx("users").where({ id: consumed.user_id }).update({ password_hash: passwordHash, updated_at: trx.fn.now() });
+      await trx("users")
+        .where({ id: consumed.user_id })
+        .update({ password_hash: passwordHash, updated_at: trx.fn.now() });
     });
   }
 
@@ -128,7 +146,9 @@ export class AuthService {
 
 /** Creates a workspace on the `free` plan owned by the user (sign-up, and the admin CLI for new users). */
 export async function createWorkspaceFor(trx: Knex.Transaction, userId: string, ownerName: string): Promise<string> {
-  const [workspace] = await trx("workspaces").insert({ name: `${ownerName.trim()}'s workspace`, plan: "free" }).returning("id");
+  const [workspace] = await trx("workspaces")
+    .insert({ name: `${ownerName.trim()}'s workspace`, plan: "free" })
+    .returning("id");
   await trx("memberships").insert({ workspace_id: workspace.id, user_id: userId, role: "owner" });
   return workspace.id as string;
 }
@@ -141,5 +161,8 @@ async function defaultWorkspaceOf(knex: Knex, userId: string): Promise<string> {
 }
 
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+  return value.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
 }

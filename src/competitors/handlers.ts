@@ -5,7 +5,8 @@ import { CompetitorService } from "./service.js";
 export const competitorHandlers: AreaHandlers = {
   listCompetitors: async (ctx) => ok(await new CompetitorService(ctx.services.knex, callerOf(ctx)).list()),
 
-  createCompetitor: async (ctx) => created(await new CompetitorService(ctx.services.knex, callerOf(ctx)).create(ctx.body)),
+  createCompetitor: async (ctx) =>
+    created(await new CompetitorService(ctx.services.knex, callerOf(ctx)).create(ctx.body)),
 
   getCompetitor: async (ctx) =>
     ok(await new CompetitorService(ctx.services.knex, callerOf(ctx)).get(ctx.path.competitor_id)),

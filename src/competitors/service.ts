@@ -19,10 +19,12 @@ export class CompetitorService {
   ) {}
 
   async list(): Promise<Competitor[]> {
-    return Competitor.query(this.knex).modify("forWorkspace", this.caller.workspaceId).orderBy([
-      { column: "created_at", order: "asc" },
-      { column: "id", order: "asc" },
-    ]);
+    return Competitor.query(this.knex)
+      .modify("forWorkspace", this.caller.workspaceId)
+      .orderBy([
+        { column: "created_at", order: "asc" },
+        { column: "id", order: "asc" },
+      ]);
   }
 
   /** The caller's competitor, or 404 (also when it belongs to another workspace). */
@@ -38,7 +40,10 @@ export class CompetitorService {
       // Lock the workspace row so two concurrent creates cannot both pass the plan's limit.
       const workspace = await trx("workspaces").where({ id: this.caller.workspaceId }).forUpdate().first("plan");
       const limit = limitsOf(workspace.plan).competitors;
-      const counted = await trx("competitors").where({ workspace_id: this.caller.workspaceId }).count({ count: "*" }).first();
+      const counted = await trx("competitors")
+        .where({ workspace_id: this.caller.workspaceId })
+        .count({ count: "*" })
+        .first();
       if (Number(counted?.count ?? 0) >= limit) {
         throw forbidden(`The ${workspace.plan} plan allows ${limit} competitors; remove one or upgrade to add more`);
       }

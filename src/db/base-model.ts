@@ -6,6 +6,7 @@ export class BaseModel extends Model {
   static hasUpdatedAt = true;
 
   $beforeUpdate(): void {
-    if ((this.constructor as typeof BaseModel).hasUpdatedAt) (this as unknown as { updated_at: Date }).updated_at = new Date();
+    if ((this.constructor as typeof BaseModel).hasUpdatedAt)
+      (this as unknown as { updated_at: Date }).updated_at = new Date();
   }
 }

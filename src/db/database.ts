@@ -17,7 +17,10 @@ export interface Database {
 
 const EMBEDDED_DATABASE = "rivalscope";
 
-export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir">, onLog?: (m: string) => void): Promise<Database> {
+export async function openDatabase(
+  config: Pick<Config, "databaseUrl" | "dataDir">,
+  onLog?: (m: string) => void,
+): Promise<Database> {
   let url = config.databaseUrl;
   let stopEmbedded: (() => Promise<void>) | null = null;
   if (url === null) {

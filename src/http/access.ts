@@ -20,7 +20,9 @@ export function accessError(operationId: OperationId, pathTemplate: string, call
   }
   // The partner API exists only for machine integration, which needs `api_access` (Growth and above).
   if (pathTemplate.startsWith("/v1/") && !limitsOf(caller.plan).api_access) {
-    return forbidden(`The partner API needs a plan with API access (Growth or Enterprise); this workspace is on ${caller.plan}`);
+    return forbidden(
+      `The partner API needs a plan with API access (Growth or Enterprise); this workspace is on ${caller.plan}`,
+    );
   }
   if (OWNER_ONLY.has(operationId) && caller.role !== "owner") {
     return forbidden("Only workspace owners may do this");

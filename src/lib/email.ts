@@ -85,7 +85,8 @@ class ResendTransport implements EmailTransport {
       bodyTimeout: 15_000,
     });
     const text = await response.body.text();
-    if (response.statusCode >= 300) throw new Error(`email provider answered HTTP ${response.statusCode}: ${text.slice(0, 200)}`);
+    if (response.statusCode >= 300)
+      throw new Error(`email provider answered HTTP ${response.statusCode}: ${text.slice(0, 200)}`);
     const id = (JSON.parse(text) as { id?: unknown }).id;
     if (typeof id !== "string") throw new Error("email provider answered without a message id");
     return { messageId: id };

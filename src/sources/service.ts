@@ -94,7 +94,9 @@ export class SourceService {
 
   // The unique constraint still guards races; this check gives the common case a clear message.
   private async assertNotTracked(competitorId: string, normalizedUrl: string): Promise<void> {
-    const existing = await Source.query(this.knex).where({ competitor_id: competitorId, normalized_url: normalizedUrl }).first();
+    const existing = await Source.query(this.knex)
+      .where({ competitor_id: competitorId, normalized_url: normalizedUrl })
+      .first();
     if (existing) throw conflict(`This competitor already tracks ${normalizedUrl} (source ${existing.id})`);
   }
 }

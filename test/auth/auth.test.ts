@@ -21,7 +21,9 @@ describe("POST /auth/signup", () => {
     const knex = app.service.services.knex;
     const workspace = await knex("workspaces").where({ id: me.body.workspace_id }).first();
     expect(workspace.plan).toBe("free");
-    const membership = await knex("memberships").where({ workspace_id: workspace.id, user_id: me.body.user.id }).first();
+    const membership = await knex("memberships")
+      .where({ workspace_id: workspace.id, user_id: me.body.user.id })
+      .first();
     expect(membership.role).toBe("owner");
     const user = await knex("users").where({ id: me.body.user.id }).first();
     expect(user.password_hash).toMatch(/^scrypt\$/);
@@ -54,7 +56,10 @@ describe("POST /auth/login", () => {
     const res = await app.http.post("/auth/login").send({ email: member.email, password: TEST_PASSWORD }).expect(200);
     expect(res.body.token_type).toBe("bearer");
     const wrong = await app.http.post("/auth/login").send({ email: member.email, password: "nope" }).expect(401);
-    const unknown = await app.http.post("/auth/login").send({ email: "nobody@example.com", password: "nope" }).expect(401);
+    const unknown = await app.http
+      .post("/auth/login")
+      .send({ email: "nobody@example.com", password: "nope" })
+      .expect(401);
     expect(wrong.body).toEqual(unknown.body);
   });
 
@@ -63,7 +68,10 @@ describe("POST /auth/login", () => {
     for (let i = 0; i < 10; i++) {
       await app.http.post("/auth/login").send({ email: member.email, password: "wrong" }).expect(401);
     }
-    const limited = await app.http.post("/auth/login").send({ email: member.email, password: TEST_PASSWORD }).expect(429);
+    const limited = await app.http
+      .post("/auth/login")
+      .send({ email: member.email, password: TEST_PASSWORD })
+      .expect(429);
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
   });
 });
@@ -85,11 +93,35 @@ describe("bearer tokens", () => {
     const secret = Buffer.from(app.config.jwtSecret);
     const base = () => new SignJWT({ wid: member.workspaceId }).setSubject(member.userId).setIssuedAt();
     const tokens = [
-      await base().setProtectedHeader({ alg: "HS512" }).setIssuer("rivalscope").setAudience("rivalscope-api").setExpirationTime("1h").sign(secret),
-      await base().setProtectedHeader({ alg: "HS256" }).setIssuer("someone-else").setAudience("rivalscope-api").setExpirationTime("1h").sign(secret),
-      await base().setProtectedHeader({ alg: "HS256" }).setIssuer("rivalscope").setAudience("other-api").setExpirationTime("1h").sign(secret),
-      await base().setProtectedHeader({ alg: "HS256" }).setIssuer("rivalscope").setAudience("rivalscope-api").sign(secret),
-      await base().setProtectedHeader({ alg: "HS256" }).setIssuer("rivalscope").setAudience("rivalscope-api").setExpirationTime("-1m").sign(secret),
+      await base()
+        .setProtectedHeader({ alg: "HS512" })
+        .setIssuer("rivalscope")
+        .setAudience("rivalscope-api")
+        .setExpirationTime("1h")
+        .sign(secret),
+      await base()
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuer("someone-else")
+        .setAudience("rivalscope-api")
+        .setExpirationTime("1h")
+        .sign(secret),
+      await base()
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuer("rivalscope")
+        .setAudience("other-api")
+        .setExpirationTime("1h")
+        .sign(secret),
+      await base()
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuer("rivalscope")
+        .setAudience("rivalscope-api")
+        .sign(secret),
+      await base()
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuer("rivalscope")
+        .setAudience("rivalscope-api")
+        .setExpirationTime("-1m")
+        .sign(secret),
     ];
     for (const token of tokens) await app.http.get("/auth/me").set("Authorization", `Bearer ${token}`).expect(401);
   });
@@ -104,7 +136,8 @@ describe("bearer tokens", () => {
 });
 
 describe("password reset", () => {
-  const outbox = (to: string) => app.service.services.knex("email_outbox").where({ to_address: to }).orderBy("created_at");
+  const outbox = (to: string) =>
+    app.service.services.knex("email_outbox").where({ to_address: to }).orderBy("created_at");
 
   async function waitForMail(to: string, count: number) {
     for (let i = 0; i < 100; i++) {
@@ -132,7 +165,10 @@ describe("password reset", () => {
     await app.http.post("/auth/login").send({ email: member.email, password: "a brand new password" }).expect(200);
     await app.http.post("/auth/login").send({ email: member.email, password: TEST_PASSWORD }).expect(401);
 
-    const reused = await app.http.post("/auth/reset-password").send({ token, password: "another password" }).expect(422);
+    const reused = await app.http
+      .post("/auth/reset-password")
+      .send({ token, password: "another password" })
+      .expect(422);
     expect(reused.body.detail[0]).toMatchObject({ loc: ["body", "token"], type: "value_error" });
   });
 
@@ -144,12 +180,16 @@ describe("password reset", () => {
     await app.http.post("/auth/forgot-password").send({ email: member.email }).expect(200);
     const second = (await waitForMail(member.email, 2)).map(tokenIn).find((token) => token !== first)!;
     await app.http.post("/auth/reset-password").send({ token: first, password: "new password 1" }).expect(422);
-    await app.service.services.knex("password_reset_tokens").where({ user_id: member.userId }).update({ expires_at: new Date(Date.now() - 1000) });
+    await app.service.services
+      .knex("password_reset_tokens")
+      .where({ user_id: member.userId })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     await app.http.post("/auth/reset-password").send({ token: second, password: "new password 2" }).expect(422);
   });
 
   it("rate limits reset requests per address", async () => {
-    for (let i = 0; i < 5; i++) await app.http.post("/auth/forgot-password").send({ email: "flood@example.com" }).expect(200);
+    for (let i = 0; i < 5; i++)
+      await app.http.post("/auth/forgot-password").send({ email: "flood@example.com" }).expect(200);
     const res = await app.http.post("/auth/forgot-password").send({ email: "flood@example.com" }).expect(429);
     expect(res.headers["retry-after"]).toBeDefined();
   });

@@ -156,7 +156,8 @@ describe("the contract", () => {
       const operation = document.paths[path][method];
       const key = `${method.toUpperCase()} ${path}`;
       if (!PUBLIC.has(key)) expect(Object.keys(operation.responses), key).toContain("401");
-      const hasInput = (operation.parameters ?? []).some((p: { in: string }) => p.in !== "header") || operation.requestBody;
+      const hasInput =
+        (operation.parameters ?? []).some((p: { in: string }) => p.in !== "header") || operation.requestBody;
       if (hasInput) expect(Object.keys(operation.responses), key).toContain("422");
     }
   });
@@ -169,7 +170,8 @@ describe("the contract", () => {
   it("emits scalar query parameters without explode: false (openapi-backend would split them)", () => {
     for (const { method, path } of contractOperations()) {
       for (const parameter of document.paths[path][method].parameters ?? []) {
-        if (parameter.in === "query" && parameter.schema?.type !== "array") expect(parameter.explode, `${path} ${parameter.name}`).toBeUndefined();
+        if (parameter.in === "query" && parameter.schema?.type !== "array")
+          expect(parameter.explode, `${path} ${parameter.name}`).toBeUndefined();
       }
     }
   });

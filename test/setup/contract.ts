@@ -58,10 +58,11 @@ export function matchesContract(res: Response): void {
     return;
   }
   const documented = operation.responses?.[String(res.status)] as
-    | { content?: Record<string, unknown>; headers?: Record<string, { required?: boolean }> }
-    | undefined;
+    { content?: Record<string, unknown>; headers?: Record<string, { required?: boolean }> } | undefined;
   if (!documented) {
-    throw new ContractViolation(`${where}: status ${res.status} is not documented for ${operationId}; body ${JSON.stringify(res.body)}`);
+    throw new ContractViolation(
+      `${where}: status ${res.status} is not documented for ${operationId}; body ${JSON.stringify(res.body)}`,
+    );
   }
   for (const [name, header] of Object.entries(documented.headers ?? {})) {
     if (header.required && res.headers[name.toLowerCase()] === undefined) {
@@ -70,15 +71,18 @@ export function matchesContract(res: Response): void {
   }
   const contentTypes = Object.keys(documented.content ?? {});
   if (contentTypes.length === 0) {
-    if (res.text && res.text.length > 0) throw new ContractViolation(`${where}: documented without a body, got ${res.text.slice(0, 200)}`);
+    if (res.text && res.text.length > 0)
+      throw new ContractViolation(`${where}: documented without a body, got ${res.text.slice(0, 200)}`);
     return;
   }
   if (!contentTypes.includes("application/json")) {
     const received = String(res.headers["content-type"] ?? "").split(";")[0];
-    if (!contentTypes.includes(received!)) throw new ContractViolation(`${where}: content type ${received} is not one of ${contentTypes}`);
+    if (!contentTypes.includes(received!))
+      throw new ContractViolation(`${where}: content type ${received} is not one of ${contentTypes}`);
     return;
   }
-  if (!isJson) throw new ContractViolation(`${where}: expected a JSON body, got ${String(res.headers["content-type"])}`);
+  if (!isJson)
+    throw new ContractViolation(`${where}: expected a JSON body, got ${String(res.headers["content-type"])}`);
   const result = api.validator.validateResponse(res.body, operation, res.status);
   if (result.errors && result.errors.length > 0) {
     throw new ContractViolation(
@@ -88,5 +92,6 @@ export function matchesContract(res: Response): void {
 }
 
 function assertErrorEnvelope(res: Response, where: string): void {
-  if (typeof res.body?.detail !== "string") throw new ContractViolation(`${where}: expected {detail: string}, got ${res.text}`);
+  if (typeof res.body?.detail !== "string")
+    throw new ContractViolation(`${where}: expected {detail: string}, got ${res.text}`);
 }

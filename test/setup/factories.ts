@@ -56,7 +56,8 @@ export async function createCompetitor(
   member: TestMember,
   fields: { name?: string; domain?: string } = {},
 ): Promise<{ id: string; name: string; domain: string }> {
-  const [row] = await app.service.services.knex("competitors")
+  const [row] = await app.service.services
+    .knex("competitors")
     .insert({ workspace_id: member.workspaceId, name: fields.name ?? "Acme", domain: fields.domain ?? "acme.com" })
     .returning(["id", "name", "domain"]);
   return row;

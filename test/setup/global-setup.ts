@@ -42,7 +42,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const knex = createKnex(templateUrl, { max: 2 });
   await migrateLatest(knex);
   await knex.destroy();
-  const jobs = await startJobs({ connectionString: templateUrl, log: pino({ level: "silent" }), worker: false, handlers: {} });
+  const jobs = await startJobs({
+    connectionString: templateUrl,
+    log: pino({ level: "silent" }),
+    worker: false,
+    handlers: {},
+  });
   await jobs.stop();
 
   project.provide("postgresServerUrl", serverUrl);

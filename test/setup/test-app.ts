@@ -20,6 +20,8 @@ export interface TestApp {
   config: Readonly<Config>;
   /** supertest bound to the app; each request is checked against the contract. */
   http: ContractClient;
+  /** supertest without the contract check: only for routes outside the contract (the /docs static assets). */
+  unchecked: supertest.Agent;
   stop(): Promise<void>;
 }
 
@@ -45,8 +47,11 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     LOG_LEVEL: "silent",
     ...env,
   });
-  const service = await startService(config, { listen: false, log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }) });
-  const agent = supertest(service.app!);
+  const service = await startService(config, {
+    listen: false,
+    log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+  });
+  const agent = supertest.agent(service.app!);
   const http: ContractClient = {
     get: (p) => agent.get(p).expect(matchesContract),
     post: (p) => agent.post(p).expect(matchesContract),
@@ -54,5 +59,5 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     put: (p) => agent.put(p).expect(matchesContract),
     delete: (p) => agent.delete(p).expect(matchesContract),
   };
-  return { service, config, http, stop: () => service.stop() };
+  return { service, config, http, unchecked: supertest.agent(service.app!), stop: () => service.stop() };
 }
