@@ -16,6 +16,7 @@ const LOGIN_ATTEMPTS_PER_IP = 100;
 const RESET_REQUESTS_PER_EMAIL = 5;
 const RESET_WINDOW_SECONDS = 3600;
 const RESET_TOKEN_TTL_SECONDS = 3600;
+const INVITATION_TTL_SECONDS = 7 * 86400;
 
 export interface TokenResponse {
   access_token: string;
@@ -91,18 +92,7 @@ export class AuthService {
     await this.services.knex.transaction(async (trx) => {
       const user = await trx("users").whereRaw("lower(email) = ?", [email]).first("id", "email", "name");
       if (!user) return;
-      const token = randomBytes(32).toString("base64url");
-      // A new request invalidates earlier links: only the newest token works.
-      await trx("password_reset_tokens")
-        .where({ user_id: user.id })
-        .whereNull("used_at")
-        .update({ used_at: trx.fn.now() });
-      await trx("password_reset_tokens").insert({
-        user_id: user.id,
-        token_hash: sha256(token),
-        expires_at: new Date(Date.now() + RESET_TOKEN_TTL_SECONDS * 1000),
-      });
-      const link = `${this.services.config.publicBaseUrl}/reset-password?token=${token}`;
+      const link = await this.createResetLink(trx, user.id, RESET_TOKEN_TTL_SECONDS);
       await enqueueEmail(
         this.services.jobs,
         {
@@ -137,6 +127,47 @@ export class AuthService {
         .where({ id: consumed.user_id })
         .update({ password_hash: passwordHash, updated_at: trx.fn.now() });
     });
+  }
+
+  /**
+   * Invites a user added to a workspace by an operator (`npm run admin -- add-member`): a set-password link that
+   * works once, for a week, sent inside the transaction that created the membership.
+   */
+  async sendInvitation(
+    trx: Knex.Transaction,
+    user: { id: string; email: string; name: string },
+    workspaceName: string,
+  ) {
+    const link = await this.createResetLink(trx, user.id, INVITATION_TTL_SECONDS);
+    await enqueueEmail(
+      this.services.jobs,
+      {
+        to: user.email,
+        subject: `You have been added to ${workspaceName} on Rivalscope`,
+        text:
+          `Hi ${user.name},\n\nYou now have access to the Rivalscope workspace "${workspaceName}".\n` +
+          `Choose a password within 7 days to sign in:\n\n${link}\n`,
+        html:
+          `<p>Hi ${escapeHtml(user.name)},</p><p>You now have access to the Rivalscope workspace "${escapeHtml(workspaceName)}".</p>` +
+          `<p><a href="${escapeHtml(link)}">Choose a password</a> within 7 days to sign in.</p>`,
+      },
+      trx,
+    );
+  }
+
+  /** A single-use set-password link; only its hash is stored, and issuing one invalidates the user's earlier ones. */
+  private async createResetLink(trx: Knex.Transaction, userId: string, ttlSeconds: number): Promise<string> {
+    const token = randomBytes(32).toString("base64url");
+    await trx("password_reset_tokens")
+      .where({ user_id: userId })
+      .whereNull("used_at")
+      .update({ used_at: trx.fn.now() });
+    await trx("password_reset_tokens").insert({
+      user_id: userId,
+      token_hash: sha256(token),
+      expires_at: new Date(Date.now() + ttlSeconds * 1000),
+    });
+    return `${this.services.config.publicBaseUrl}/reset-password?token=${token}`;
   }
 
   private async tokenFor(userId: string, workspaceId: string): Promise<TokenResponse> {

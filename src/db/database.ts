@@ -2,6 +2,7 @@
  * Opens the service's database: `DATABASE_URL` when set, otherwise the embedded Postgres under `<dataDir>/pg`
  * (DESIGN.md §1). Either way the schema is migrated before anything uses it.
  */
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Knex } from "knex";
 import pg from "pg";
@@ -16,6 +17,23 @@ export interface Database {
 }
 
 const EMBEDDED_DATABASE = "rivalscope";
+/** Where the process that started the embedded Postgres leaves its URL for other processes on this data dir. */
+const EMBEDDED_URL_FILE = "postgres-url";
+
+async function runningEmbeddedUrl(dataDir: string): Promise<string | null> {
+  const file = path.join(dataDir, EMBEDDED_URL_FILE);
+  if (!existsSync(file)) return null;
+  const url = readFileSync(file, "utf8").trim();
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return url;
+  } catch {
+    return null; // left behind by a process that did not shut down cleanly
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
 
 export async function openDatabase(
   config: Pick<Config, "databaseUrl" | "dataDir">,
@@ -24,10 +42,20 @@ export async function openDatabase(
   let url = config.databaseUrl;
   let stopEmbedded: (() => Promise<void>) | null = null;
   if (url === null) {
+    // Another process (a running `npm start`) may already serve this data directory: share its server, since
+    // Postgres allows one postmaster per directory. That also lets the admin CLI run beside the service.
+    url = await runningEmbeddedUrl(config.dataDir);
+  }
+  if (url === null) {
     const embedded = await startEmbeddedPostgres({ dir: path.join(config.dataDir, "pg"), onLog });
-    stopEmbedded = embedded.stop;
     await ensureDatabase(embedded.url, EMBEDDED_DATABASE);
     url = embedded.url.replace(/\/postgres$/, `/${EMBEDDED_DATABASE}`);
+    const urlFile = path.join(config.dataDir, EMBEDDED_URL_FILE);
+    writeFileSync(urlFile, url, { mode: 0o600 });
+    stopEmbedded = async () => {
+      rmSync(urlFile, { force: true });
+      await embedded.stop();
+    };
   }
   const knex = createKnex(url);
   try {

@@ -1,0 +1,131 @@
+/**
+ * Operator commands for the manual onboarding the spec describes (DESIGN.md §2): `npm run admin -- <command> …`.
+ * Each prints JSON on success and exits non-zero with a one-line error on bad input.
+ */
+import { parseArgs } from "node:util";
+import pino from "pino";
+import { AuthService } from "../auth/service.js";
+import { TokenService } from "../auth/tokens.js";
+import { ConfigError, loadConfig } from "../config.js";
+import { openDatabase } from "../db/database.js";
+import type { AppServices } from "../http/handler.js";
+import { startJobs } from "../jobs/boss.js";
+import { isPlanName, limitsOf, PLAN_NAMES } from "../workspaces/plans.js";
+
+export class UsageError extends Error {}
+
+const USAGE = `usage: npm run admin -- <command>
+  grant-admin <email>
+  set-plan <workspace_id> <${PLAN_NAMES.join("|")}>
+  add-member <workspace_id> <email> [--role member|owner] [--name N]`;
+
+/** Commands of DESIGN.md §2 whose area a later issue builds: named here so the error says so. */
+const LATER = new Set(["webhook-add", "webhook-promote", "crm-connect", "slack-connect"]);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+type Command = (services: AppServices, args: string[]) => Promise<unknown>;
+
+const COMMANDS: Record<string, Command> = {
+  "grant-admin": async ({ knex }, args) => {
+    const [email] = positionals(args, 1, "grant-admin <email>");
+    const [user] = await knex("users")
+      .whereRaw("lower(email) = ?", [email!.toLowerCase()])
+      .update({ is_admin: true, updated_at: knex.fn.now() })
+      .returning(["id", "email", "name", "is_admin"]);
+    if (!user) throw new UsageError(`no user with email ${email}`);
+    return user;
+  },
+
+  "set-plan": async ({ knex }, args) => {
+    const [workspaceId, plan] = positionals(args, 2, "set-plan <workspace_id> <plan>");
+    if (!UUID.test(workspaceId!)) throw new UsageError(`not a workspace id: ${workspaceId}`);
+    if (!isPlanName(plan!)) throw new UsageError(`plan must be one of ${PLAN_NAMES.join(", ")}, got ${plan}`);
+    const [workspace] = await knex("workspaces")
+      .where({ id: workspaceId })
+      .update({ plan, updated_at: knex.fn.now() })
+      .returning(["id", "name", "plan"]);
+    if (!workspace) throw new UsageError(`no workspace ${workspaceId}`);
+    return workspace;
+  },
+
+  "add-member": async (services, args) => {
+    const { values, positionals: rest } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { role: { type: "string", default: "member" }, name: { type: "string" } },
+    });
+    const [workspaceId, rawEmail] = positionals(rest, 2, "add-member <workspace_id> <email> [--role R] [--name N]");
+    const email = rawEmail!.trim().toLowerCase();
+    if (!UUID.test(workspaceId!)) throw new UsageError(`not a workspace id: ${workspaceId}`);
+    if (!EMAIL.test(email)) throw new UsageError(`not an email address: ${rawEmail}`);
+    if (values.role !== "member" && values.role !== "owner") throw new UsageError(`--role must be member or owner`);
+    const role = values.role;
+    return services.knex.transaction(async (trx) => {
+      // Locked so two concurrent add-member calls cannot both take the last seat.
+      const workspace = await trx("workspaces").where({ id: workspaceId }).forUpdate().first("id", "name", "plan");
+      if (!workspace) throw new UsageError(`no workspace ${workspaceId}`);
+      let user = await trx("users").whereRaw("lower(email) = ?", [email]).first("id", "email", "name");
+      const existing =
+        user && (await trx("memberships").where({ workspace_id: workspaceId, user_id: user.id }).first());
+      if (existing) {
+        // Idempotent: re-adding changes only the role.
+        await trx("memberships").where({ workspace_id: workspaceId, user_id: user!.id }).update({ role });
+        return { workspace_id: workspaceId, user_id: user!.id, email: user!.email, role, created_user: false };
+      }
+      const seats = limitsOf(workspace.plan).seats;
+      const used = await trx("memberships").where({ workspace_id: workspaceId }).count({ n: "*" }).first();
+      if (Number(used?.n ?? 0) >= seats) {
+        throw new UsageError(`the ${workspace.plan} plan has ${seats} seat(s) and all are taken`);
+      }
+      const createdUser = !user;
+      if (!user) {
+        // No usable password until the invitation link sets one.
+        [user] = await trx("users")
+          .insert({ email, name: values.name ?? email.split("@")[0], password_hash: "!" })
+          .returning(["id", "email", "name"]);
+        await new AuthService(services).sendInvitation(trx, user!, workspace.name);
+      }
+      await trx("memberships").insert({ workspace_id: workspaceId, user_id: user!.id, role });
+      return { workspace_id: workspaceId, user_id: user!.id, email: user!.email, role, created_user: createdUser };
+    });
+  },
+};
+
+function positionals(args: string[], count: number, usage: string): string[] {
+  const values = args.filter((a) => !a.startsWith("--"));
+  if (values.length !== count) throw new UsageError(`usage: npm run admin -- ${usage}`);
+  return values;
+}
+
+export async function runAdminCommand(argv: string[], services: AppServices): Promise<unknown> {
+  const [name, ...args] = argv;
+  if (!name || name === "help" || name === "--help") throw new UsageError(USAGE);
+  if (LATER.has(name)) throw new UsageError(`${name} is not available yet in this version`);
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(`unknown command ${name}\n${USAGE}`);
+  return command(services, args);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = pino({ level: "warn" });
+  const database = await openDatabase(config);
+  const jobs = await startJobs({ connectionString: database.url, log, worker: false, handlers: {} });
+  try {
+    const services: AppServices = { config, knex: database.knex, log, tokens: new TokenService(config), jobs };
+    console.log(JSON.stringify(await runAdminCommand(process.argv.slice(2), services), null, 2));
+  } finally {
+    await jobs.stop();
+    await database.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((error) => {
+    const expected = error instanceof UsageError || error instanceof ConfigError;
+    console.error(expected ? error.message : `error: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,87 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAdminCommand } from "../../src/cli/admin.js";
+import { addMember, createWorkspace } from "../setup/factories.js";
+import { startTestApp, type TestApp } from "../setup/test-app.js";
+
+const run = promisify(execFile);
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => app?.stop());
+
+const admin = (...argv: string[]) => runAdminCommand(argv, app.service.services);
+
+describe("npm run admin", () => {
+  it("grant-admin makes a user a platform admin, who can then reach /admin/*", async () => {
+    const member = await createWorkspace(app);
+    await app.http.get("/admin/sources/health").set("Authorization", member.bearer).expect(403);
+    expect(await admin("grant-admin", member.email.toUpperCase())).toMatchObject({
+      email: member.email,
+      is_admin: true,
+    });
+    await app.http.get("/admin/sources/health").set("Authorization", member.bearer).expect(501);
+    await expect(admin("grant-admin", "nobody@example.com")).rejects.toThrow(/no user/);
+  });
+
+  it("set-plan changes the plan, which changes the limits at once", async () => {
+    const member = await createWorkspace(app, { plan: "free" });
+    await app.http.get(`/v1/workspaces/${member.workspaceId}`).set("Authorization", member.bearer).expect(403);
+    expect(await admin("set-plan", member.workspaceId, "growth")).toMatchObject({ plan: "growth" });
+    await app.http.get(`/v1/workspaces/${member.workspaceId}`).set("Authorization", member.bearer).expect(501);
+    await expect(admin("set-plan", member.workspaceId, "platinum")).rejects.toThrow(/plan must be one of/);
+    await expect(admin("set-plan", "not-a-uuid", "growth")).rejects.toThrow(/not a workspace id/);
+  });
+
+  it("add-member creates the user with an invitation mail, respects seats and is idempotent", async () => {
+    const owner = await createWorkspace(app, { plan: "starter" });
+    const added = (await admin("add-member", owner.workspaceId, "New.Person@example.com", "--name", "New Person")) as {
+      user_id: string;
+      created_user: boolean;
+    };
+    expect(added).toMatchObject({ email: "new.person@example.com", role: "member", created_user: true });
+    const again = await admin("add-member", owner.workspaceId, "new.person@example.com", "--role", "owner");
+    expect(again).toMatchObject({ role: "owner", created_user: false });
+
+    const knex = app.service.services.knex;
+    for (let i = 0; i < 100; i++) {
+      if (await knex("email_outbox").where({ to_address: "new.person@example.com" }).first()) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const mail = await knex("email_outbox").where({ to_address: "new.person@example.com" }).first();
+    expect(mail.subject).toContain("Test workspace");
+    const token = /token=([\w-]+)/.exec(mail.text_body)![1]!;
+    await app.http.post("/auth/reset-password").send({ token, password: "my own password" }).expect(200);
+    const login = await app.http
+      .post("/auth/login")
+      .send({ email: "new.person@example.com", password: "my own password" })
+      .expect(200);
+    expect(login.body.access_token).toBeTruthy();
+
+    // Starter has 3 seats: the owner and the new person hold two.
+    await addMember(app, owner.workspaceId);
+    await expect(admin("add-member", owner.workspaceId, "fourth@example.com")).rejects.toThrow(/3 seat\(s\)/);
+    await expect(admin("add-member", owner.workspaceId, "not-an-email")).rejects.toThrow(/not an email/);
+    await expect(admin("add-member", owner.workspaceId, "x@example.com", "--role", "boss")).rejects.toThrow(/--role/);
+  });
+
+  it("exits non-zero with a one-line error on bad input", async () => {
+    const env = { ...process.env, DATABASE_URL: app.config.databaseUrl!, DATA_DIR: app.config.dataDir };
+    const failure = await run("npx", ["tsx", "src/cli/admin.ts", "set-plan", "nope", "gold"], { env }).catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(
+      failure.stderr
+        .trim()
+        .split("\n")
+        .filter((l: string) => !l.startsWith("npm warn")),
+    ).toEqual(["not a workspace id: nope"]);
+    const member = await createWorkspace(app);
+    const success = await run("npx", ["tsx", "src/cli/admin.ts", "set-plan", member.workspaceId, "enterprise"], {
+      env,
+    });
+    expect(JSON.parse(success.stdout)).toMatchObject({ id: member.workspaceId, plan: "enterprise" });
+  }, 60_000);
+});
