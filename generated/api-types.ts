@@ -348,9 +348,9 @@ export interface paths {
          *     `customer.subscription.deleted`, `invoice.payment_failed`; other types are acknowledged and ignored. Each event
          *     `id` is processed once; a redelivered event is acknowledged without effect. Answers 200 `{ "received": true }`.
          *
-         *     Errors: 401 when a webhook secret is configured and `Payments-Signature` is missing, mis-signed or its timestamp
-         *     is more than 300 seconds away (without a configured secret, events are accepted unverified — development only);
-         *     422 when the body is not a JSON object with string `id` and `type`. The API has no 400 status.
+         *     Errors: 401 when `Payments-Signature` is missing, mis-signed or its timestamp is more than 300 seconds away;
+         *     503 when no webhook secret (`PAYMENTS_WEBHOOK_SECRET`) is configured, since unverifiable events could change
+         *     plans; 422 when the body is not a JSON object with string `id` and `type`. The API has no 400 status.
          */
         post: operations["receivePaymentsWebhook"];
         delete?: never;
@@ -2831,9 +2831,9 @@ export interface components {
             stale_after_seconds: number;
             /**
              * Format: int32
-             * @description Seconds since the last tick; `null` if the scheduler never ticked.
+             * @description Seconds since the last tick; before the first tick ever, seconds since the scheduler was installed.
              */
-            seconds_since_last_tick: number | null;
+            seconds_since_last_tick: number;
             /**
              * Format: date-time
              * @description When the scheduler last ticked; `null` if it never did.
@@ -4139,6 +4139,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The alert rule's id (UUID). */
                 rule_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -4188,6 +4189,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The alert rule's id (UUID). */
                 rule_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -4642,11 +4644,9 @@ export interface operations {
                     "application/json": components["schemas"]["UntypedObject"];
                 };
             };
-            /** @description No valid bearer token was sent (missing, malformed, expired, or for a user that no longer exists). */
+            /** @description A webhook request whose signature is missing, invalid, too old or replayed, or that cannot be verified because no signing secret is configured where one is required. */
             401: {
                 headers: {
-                    /** @description Always `Bearer`. */
-                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4660,6 +4660,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A provider this operation needs (payments, email, LLM) is not configured on this deployment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };
@@ -4806,6 +4815,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The competitor's id (UUID). */
                 competitor_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -4857,6 +4867,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The competitor's id (UUID). */
                 competitor_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -4906,6 +4917,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The competitor's id (UUID). */
                 competitor_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -4961,6 +4973,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The competitor's id (UUID). */
                 competitor_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -5016,6 +5029,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The competitor's id (UUID). */
                 competitor_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -5067,6 +5081,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The competitor's id (UUID). */
                 competitor_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -5118,6 +5133,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The competitor's id (UUID). */
                 competitor_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -5169,6 +5185,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The competitor's id (UUID). */
                 competitor_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -5465,7 +5482,7 @@ export interface operations {
                     "application/json": components["schemas"]["UntypedObject"];
                 };
             };
-            /** @description The email delivery webhook rejected the request: no `EMAIL_WEBHOOK_SECRET` is configured, a signature header is missing, the signature is invalid, the timestamp is more than 300 s away, or the `provider-id` was seen before (replay). */
+            /** @description A webhook request whose signature is missing, invalid, too old or replayed, or that cannot be verified because no signing secret is configured where one is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5490,6 +5507,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The digest's id (UUID). */
                 digest_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -5541,6 +5559,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The digest's id (UUID). */
                 digest_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -5601,6 +5620,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The digest's id (UUID). */
                 digest_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -5758,6 +5778,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The target account's id (UUID). */
                 account_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -5809,6 +5830,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The target account's id (UUID). */
                 account_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -5858,6 +5880,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The target account's id (UUID). */
                 account_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -5913,6 +5936,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The target account's id (UUID). */
                 account_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -5968,6 +5992,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The target account's id (UUID). */
                 account_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -6019,6 +6044,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The target account's id (UUID). */
                 account_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -6154,6 +6180,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The switcher story's id (UUID). */
                 story_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -6203,6 +6230,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The switcher story's id (UUID). */
                 story_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -6378,6 +6406,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The event's id (UUID). */
                 event_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -6432,6 +6461,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The event's id (UUID). */
                 event_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -6534,6 +6564,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The competitor's id (UUID). */
                 competitor_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -6585,6 +6616,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The competitor's id (UUID). */
                 competitor_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -6813,6 +6845,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The source's id (UUID). */
                 source_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -6862,6 +6895,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The source's id (UUID). */
                 source_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -6935,6 +6969,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The source's id (UUID). */
                 source_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -7176,6 +7211,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The support thread's id (UUID). */
                 thread_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -7236,6 +7272,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The support thread's id (UUID). */
                 thread_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -7296,6 +7333,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The support thread's id (UUID). */
                 thread_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -7356,6 +7394,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The support thread's id (UUID). */
                 thread_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -7453,7 +7492,7 @@ export interface operations {
                     "application/json": components["schemas"]["UntypedObject"];
                 };
             };
-            /** @description The inbound mail webhook rejected the request: a signing secret is configured and the signature headers are missing or invalid, the timestamp is more than 300 s away, or the `provider-id` was seen before (replay). */
+            /** @description A webhook request whose signature is missing, invalid, too old or replayed, or that cannot be verified because no signing secret is configured where one is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7613,6 +7652,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The partner workspace's id (UUID): the caller's own workspace or one it created. */
                 workspace_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -7673,6 +7713,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The partner workspace's id (UUID): the caller's own workspace or one it created. */
                 workspace_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -7740,6 +7781,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The partner workspace's id (UUID): the caller's own workspace or one it created. */
                 workspace_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -7811,6 +7853,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The partner workspace's id (UUID): the caller's own workspace or one it created. */
                 workspace_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -7871,6 +7914,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The partner workspace's id (UUID): the caller's own workspace or one it created. */
                 workspace_id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -7935,6 +7979,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The partner workspace's id (UUID): the caller's own workspace or one it created. */
                 workspace_id: components["schemas"]["uuid"];
             };
             cookie?: never;

@@ -162,6 +162,22 @@ describe("the contract", () => {
     }
   });
 
+  it("documents every schema, property and parameter", () => {
+    const undocumented: string[] = [];
+    for (const [name, schema] of Object.entries<any>(document.components.schemas)) {
+      if (!schema.description) undocumented.push(`schema ${name}`);
+      for (const [property, definition] of Object.entries<any>(schema.properties ?? {})) {
+        if (!definition.description) undocumented.push(`${name}.${property}`);
+      }
+    }
+    for (const { method, path } of contractOperations()) {
+      for (const parameter of document.paths[path][method].parameters ?? []) {
+        if (!parameter.description) undocumented.push(`${method} ${path} ${parameter.name}`);
+      }
+    }
+    expect(undocumented).toEqual([]);
+  });
+
   it("has unique operationIds", () => {
     const ids = contractOperations().map((o) => o.operationId);
     expect(new Set(ids).size).toBe(ids.length);
