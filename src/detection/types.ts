@@ -1,0 +1,148 @@
+/**
+ * The shapes that flow through detection: fetch → extract → diff → classify → events.
+ * Extraction and diffs are stored as JSON (snapshots.extraction_json, diffs.diff_json), so these types are also a
+ * storage format: bump EXTRACTOR_VERSION when an extraction changes meaning.
+ */
+
+export const EXTRACTOR_VERSION = 1;
+
+export type Severity = "low" | "medium" | "high" | "critical";
+export type EventType = "pricing_change" | "product_change" | "hiring_change" | "narrative_change";
+export type BillingPeriod = "month" | "year" | "one_time";
+
+/** One pricing plan found on a page. */
+export interface PricingPlan {
+  /** Stable identity across fetches: the plan name lowercased, whitespace collapsed (e.g. `pro`). */
+  key: string;
+  /** Plan name as shown (e.g. `Pro`). */
+  name: string;
+  /** Price per `period` in major units (49 for $49), `null` when the plan shows no number ("Contact sales"). */
+  amount: number | null;
+  /** ISO 4217 code (`USD`, `EUR`, `GBP`, …), `null` when unknown. */
+  currency: string | null;
+  /** Billing period of `amount`; `null` when unknown. */
+  period: BillingPeriod | null;
+  /** Free plan (amount 0 or labelled free). */
+  is_free: boolean;
+  /** Where it came from; decides confidence: JSON-LD > plan card > loose price token. */
+  origin: "jsonld" | "card" | "token";
+  /** Up to 20 feature lines of the plan card, masked and trimmed. */
+  features: string[];
+}
+
+/** One open job. */
+export interface JobPosting {
+  /** Stable identity: the posting's id or URL when present, else `title|location` lowercased. */
+  key: string;
+  title: string;
+  location: string | null;
+  department: string | null;
+  url: string | null;
+  origin: "jsonld" | "list";
+}
+
+/** One changelog entry, blog post or feed item. */
+export interface ContentItem {
+  /** Stable identity: guid, else absolute URL, else title lowercased. */
+  key: string;
+  title: string;
+  /** ISO-8601 date when the page or feed gives one. */
+  date: string | null;
+  url: string | null;
+  /** First ~300 characters of the item's text. */
+  summary: string | null;
+}
+
+/** How a page presents the company. */
+export interface Narrative {
+  title: string | null;
+  meta_description: string | null;
+  h1: string[];
+  h2: string[];
+  /** The hero copy: first substantial paragraph of the main content (masked). */
+  hero: string | null;
+}
+
+/** Everything extracted from one fetched body. */
+export interface Extraction {
+  version: number;
+  /** Main text, boilerplate removed (nav, footer, scripts, cookie banners), volatile tokens masked, one block per line. */
+  text: string;
+  pricing: PricingPlan[];
+  jobs: JobPosting[];
+  items: ContentItem[];
+  narrative: Narrative;
+  signals: {
+    /** The body is a bot challenge / CAPTCHA interstitial, not the page. */
+    bot_challenge: boolean;
+  };
+}
+
+/** A keyed record that appeared, disappeared or changed between two extractions. */
+export interface RecordChange<T> {
+  kind: "added" | "removed" | "changed";
+  key: string;
+  before: T | null;
+  after: T | null;
+  /** For `changed`: the fields that differ (e.g. `["amount"]`). */
+  fields: string[];
+}
+
+export interface NarrativeChange {
+  field: "title" | "meta_description" | "h1" | "h2" | "hero";
+  before: string | null;
+  after: string | null;
+}
+
+/** What changed between two extractions of one source. */
+export interface SnapshotDiff {
+  pricing: RecordChange<PricingPlan>[];
+  jobs: RecordChange<JobPosting>[];
+  items: RecordChange<ContentItem>[];
+  narrative: NarrativeChange[];
+  text: {
+    /** Lines (blocks) present only after / only before. */
+    added: string[];
+    removed: string[];
+    /** Share of words changed, 0–1 (word-level diff of the masked text). */
+    change_ratio: number;
+  };
+}
+
+/** The context a classifier needs besides the diff. */
+export interface ClassifyContext {
+  competitorName: string;
+  sourceType: string;
+  sourceUrl: string;
+}
+
+export interface EvidenceDraft {
+  evidence_type: "before_after" | "excerpt" | "record";
+  title: string;
+  excerpt: string;
+  metadata: Record<string, unknown>;
+}
+
+/** An event as classification proposes it, before it is stored. */
+export interface EventDraft {
+  event_type: EventType;
+  severity: Severity;
+  /** Specific: "Acme raised Pro from $49 to $59/month". */
+  title: string;
+  summary: string;
+  impact_summary: string;
+  confidence_score: number;
+  confidence_reasoning: string;
+  is_inferred: boolean;
+  tags: string[];
+  evidence: EvidenceDraft[];
+  /**
+   * What the event is about, stable across fetches (e.g. `pricing:plan:pro`, `hiring:job:<key>`, `narrative:h1`).
+   * Flap damping compares subjects: a low-confidence change to a subject is confirmed by the next fetch.
+   */
+  subject: string;
+  /** The subject's state after the change, serialised; equal states mean the same change. */
+  after_state: string;
+  /** The subject's state before the change (to recognise a revert A→B→A). */
+  before_state: string;
+}
