@@ -4,7 +4,9 @@
  */
 import type { Knex } from "knex";
 import * as foundation from "./20261122000100_foundation.js";
+import * as detection from "./20261122000200_detection.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
+  ["20261122000200_detection", detection],
 ];

@@ -41,7 +41,9 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
   const send = (res: Response, reply: Reply): void => {
     res.status(reply.status);
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-    if (reply.status === 204 || reply.body === undefined) {
+    if (reply.json !== undefined) {
+      res.type("application/json").send(reply.json);
+    } else if (reply.status === 204 || reply.body === undefined) {
       res.end();
     } else if (reply.contentType && reply.contentType !== "application/json") {
       res.type(reply.contentType).send(reply.body);

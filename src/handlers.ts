@@ -2,15 +2,27 @@
  * The handler registry: every area's handler map merged into one, keyed by operationId (DESIGN.md §1).
  * A test asserts handlers ∪ pending = the operations of generated/openapi.json and handlers ∩ pending = ∅.
  */
+import { adminHandlers } from "./admin/handlers.js";
 import { authHandlers } from "./auth/handlers.js";
 import { competitorHandlers } from "./competitors/handlers.js";
 import { docsHandlers } from "./docs/handlers.js";
+import { eventHandlers } from "./events/handlers.js";
 import { healthHandlers } from "./health/handlers.js";
+import { insightHandlers } from "./insights/handlers.js";
 import type { AreaHandlers, OperationId, Reply } from "./http/handler.js";
 import { PENDING_OPERATIONS } from "./pending.js";
 import { sourceHandlers } from "./sources/handlers.js";
 
-const AREAS: AreaHandlers[] = [authHandlers, competitorHandlers, sourceHandlers, healthHandlers, docsHandlers];
+const AREAS: AreaHandlers[] = [
+  authHandlers,
+  competitorHandlers,
+  sourceHandlers,
+  eventHandlers,
+  insightHandlers,
+  adminHandlers,
+  healthHandlers,
+  docsHandlers,
+];
 
 function merge(areas: AreaHandlers[]): AreaHandlers {
   const merged: AreaHandlers = {};

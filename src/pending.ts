@@ -6,22 +6,10 @@
 import type { OperationId } from "./http/handler.js";
 
 export const PENDING_OPERATIONS = [
-  // Detection engine (issue 3): fetching, discovery, profiling, events, insights, admin job views.
-  "runSourceNow",
+  // Detection engine (issue 3): discovery and profiling.
   "discoverCompetitorSources",
   "profileCompetitor",
   "addEnrichedSources",
-  "listEvents",
-  "getEvent",
-  "updateEventStatus",
-  "getEventActivity",
-  "listInsights",
-  "getCompetitorInsight",
-  "reanalyzeCompetitor",
-  "listJobs",
-  "listFailedSources",
-  "getSourceHealth",
-  "getSchedulerStatus",
   // Delivery (issue 4): alert rules.
   "listAlertRules",
   "createAlertRule",

@@ -11,10 +11,14 @@ import { openDatabase, type Database } from "./db/database.js";
 import type { AppServices } from "./http/handler.js";
 import { startJobs } from "./jobs/boss.js";
 import { jobHandlers } from "./jobs/handlers.js";
+import { DetectionPipeline } from "./detection/pipeline.js";
+import { FetchScheduler } from "./detection/scheduler.js";
 import { createEmailTransport } from "./lib/email.js";
+import { createHttpClient } from "./lib/http-client.js";
 
 export interface RunningService {
   services: AppServices;
+  pipeline: DetectionPipeline;
   database: Database;
   /** The HTTP server (api roles), listening. */
   server: Server | null;
@@ -36,13 +40,24 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   const runWorker = config.role !== "api";
 
   const email = createEmailTransport(config, database.knex, log);
-  const jobs = await startJobs({
-    connectionString: database.url,
+  const http = createHttpClient({ allowPrivateTargets: config.allowPrivateTargets });
+  const jobs = await startJobs({ connectionString: database.url, log, worker: runWorker });
+  const pipeline = new DetectionPipeline({ knex: database.knex, jobs, http, log });
+  const services: AppServices = {
+    config,
+    knex: database.knex,
     log,
-    worker: runWorker,
-    handlers: jobHandlers({ email, log }),
-  });
-  const services: AppServices = { config, knex: database.knex, log, tokens: new TokenService(config), jobs };
+    tokens: new TokenService(config),
+    jobs,
+    http,
+    detection: pipeline,
+  };
+  let scheduler: FetchScheduler | null = null;
+  if (runWorker) {
+    await jobs.startWorkers(jobHandlers({ email, log, pipeline }));
+    scheduler = new FetchScheduler({ knex: database.knex, jobs, log }, config.schedulerTickSeconds);
+    scheduler.start();
+  }
 
   if (!serveApi) log.info({ role: config.role }, "started");
   let server: Server | null = null;
@@ -69,11 +84,13 @@ export async function startService(config: Readonly<Config>, options: StartOptio
         server.closeIdleConnections();
         await closed;
       }
+      await scheduler?.stop();
       await jobs.stop();
       await email.close();
+      await http.close();
       await database.close();
       log.info("stopped");
     })());
 
-  return { services, database, server, app, stop };
+  return { services, pipeline, database, server, app, stop };
 }

@@ -9,7 +9,9 @@ import { TokenService } from "../auth/tokens.js";
 import { ConfigError, loadConfig } from "../config.js";
 import { openDatabase } from "../db/database.js";
 import type { AppServices } from "../http/handler.js";
+import { DetectionPipeline } from "../detection/pipeline.js";
 import { startJobs } from "../jobs/boss.js";
+import { createHttpClient } from "../lib/http-client.js";
 import { isPlanName, limitsOf, PLAN_NAMES } from "../workspaces/plans.js";
 
 export class UsageError extends Error {}
@@ -112,11 +114,22 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: "warn" });
   const database = await openDatabase(config);
-  const jobs = await startJobs({ connectionString: database.url, log, worker: false, handlers: {} });
+  const jobs = await startJobs({ connectionString: database.url, log, worker: false });
+  const http = createHttpClient({ allowPrivateTargets: config.allowPrivateTargets });
   try {
-    const services: AppServices = { config, knex: database.knex, log, tokens: new TokenService(config), jobs };
+    const detection = new DetectionPipeline({ knex: database.knex, jobs, http, log });
+    const services: AppServices = {
+      config,
+      knex: database.knex,
+      log,
+      tokens: new TokenService(config),
+      jobs,
+      http,
+      detection,
+    };
     console.log(JSON.stringify(await runAdminCommand(process.argv.slice(2), services), null, 2));
   } finally {
+    await http.close();
     await jobs.stop();
     await database.close();
   }

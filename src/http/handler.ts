@@ -7,7 +7,9 @@ import type { Logger } from "pino";
 import type { operations } from "../../generated/api-types.js";
 import type { TokenService } from "../auth/tokens.js";
 import type { Config } from "../config.js";
+import type { DetectionPipeline } from "../detection/pipeline.js";
 import type { Jobs } from "../jobs/boss.js";
+import type { HttpClient } from "../lib/http-client.js";
 import type { PlanName } from "../workspaces/plans.js";
 import type { MemberRole } from "../workspaces/models.js";
 
@@ -20,6 +22,10 @@ export interface AppServices {
   log: Logger;
   tokens: TokenService;
   jobs: Jobs;
+  /** The one outbound HTTP client (SSRF guard, caps, timeouts). */
+  http: HttpClient;
+  /** Fetch → extract → diff → classify (used by run-now's worker and by re-analysis). */
+  detection: DetectionPipeline;
 }
 
 /** The authenticated caller, loaded once per request from the token and the database. */
@@ -54,6 +60,8 @@ export interface RequestContext<Op extends OperationId = OperationId> {
 export interface Reply {
   status: number;
   body?: unknown;
+  /** A body already serialised as JSON (e.g. built by Postgres), sent as is. */
+  json?: string;
   headers?: Record<string, string>;
   /** Defaults to JSON; `text/html` for pages such as /docs. */
   contentType?: string;

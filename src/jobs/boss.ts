@@ -13,6 +13,8 @@ export interface Jobs {
   boss: PgBoss;
   /** Enqueues a job; inside `trx` it commits or rolls back with the row that caused it (STYLE.md habit 5). */
   send(queue: QueueName, data: object, options?: PgBoss.SendOptions, trx?: Knex.Transaction): Promise<string>;
+  /** Worker role: starts polling every queue that has a handler. */
+  startWorkers(handlers: Partial<Record<QueueName, JobHandler>>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -38,15 +40,14 @@ export function knexExecutor(trx: Knex | Knex.Transaction): PgBoss.Db {
 export interface StartJobsOptions {
   connectionString: string;
   log: Logger;
-  /** Worker role: run maintenance and the handlers; API role: send only. */
+  /** Worker role: run maintenance and (after `startWorkers`) the handlers; API role: send only. */
   worker: boolean;
-  handlers: Partial<Record<QueueName, JobHandler>>;
 }
 
 export async function startJobs(options: StartJobsOptions): Promise<Jobs> {
   const boss = new PgBoss({
     connectionString: options.connectionString,
-    max: options.worker ? 5 : 2,
+    max: options.worker ? 6 : 2,
     supervise: options.worker,
     schedule: options.worker,
     migrate: true,
@@ -57,28 +58,6 @@ export async function startJobs(options: StartJobsOptions): Promise<Jobs> {
   await boss.createQueue(DEAD_LETTER_QUEUE);
   for (const queue of Object.values(QUEUES)) await boss.createQueue(queue.name, { name: queue.name, ...queue.options });
 
-  if (options.worker) {
-    for (const queue of Object.values(QUEUES)) {
-      const handler = options.handlers[queue.name];
-      if (!handler) continue;
-      const { workers, batchSize, pollingIntervalSeconds } = queue.work;
-      for (let i = 0; i < workers; i++) {
-        await boss.work(queue.name, { batchSize, pollingIntervalSeconds }, async (jobs) => {
-          const results = await Promise.allSettled(jobs.map((job) => handler(job)));
-          // pg-boss completes the whole batch when this resolves, but only jobs still `active`: failing the
-          // rejected ones first leaves them to their retry policy while the others complete.
-          for (const [index, result] of results.entries()) {
-            if (result.status === "fulfilled") continue;
-            const job = jobs[index]!;
-            const message = result.reason instanceof Error ? result.reason.message : String(result.reason);
-            options.log.warn({ err: result.reason, queue: queue.name, job: job.id }, "job failed; will retry");
-            await boss.fail(queue.name, job.id, { message });
-          }
-        });
-      }
-    }
-  }
-
   return {
     boss,
     async send(queue, data, sendOptions = {}, trx) {
@@ -86,6 +65,27 @@ export async function startJobs(options: StartJobsOptions): Promise<Jobs> {
       // pg-boss returns null for a missing queue or a deduplicated singleton (STACK-NOTES.md): never lose that silently.
       if (!id) throw new Error(`pg-boss did not accept a job for queue ${queue}`);
       return id;
+    },
+    async startWorkers(handlers) {
+      for (const queue of Object.values(QUEUES)) {
+        const handler = handlers[queue.name];
+        if (!handler) continue;
+        const { workers, batchSize, pollingIntervalSeconds } = queue.work;
+        for (let i = 0; i < workers; i++) {
+          await boss.work(queue.name, { batchSize, pollingIntervalSeconds }, async (jobs) => {
+            const results = await Promise.allSettled(jobs.map((job) => handler(job)));
+            // pg-boss completes the whole batch when this resolves, but only jobs still `active`: failing the
+            // rejected ones first leaves them to their retry policy while the others complete.
+            for (const [index, result] of results.entries()) {
+              if (result.status === "fulfilled") continue;
+              const job = jobs[index]!;
+              const message = result.reason instanceof Error ? result.reason.message : String(result.reason);
+              options.log.warn({ err: result.reason, queue: queue.name, job: job.id }, "job failed; will retry");
+              await boss.fail(queue.name, job.id, { message });
+            }
+          });
+        }
+      }
     },
     async stop() {
       // graceful: let active handlers finish; wait: resolve only once they have.

@@ -1,11 +1,22 @@
 /** The worker's handler for each queue (areas add theirs here). */
 import type { Logger } from "pino";
+import type { DetectionPipeline } from "../detection/pipeline.js";
 import type { EmailMessage, EmailTransport } from "../lib/email.js";
 import type { JobHandler } from "./boss.js";
 import { QUEUES, type QueueName } from "./queues.js";
 
-export function jobHandlers(deps: { email: EmailTransport; log: Logger }): Partial<Record<QueueName, JobHandler>> {
+export interface JobDeps {
+  email: EmailTransport;
+  log: Logger;
+  pipeline: DetectionPipeline;
+}
+
+export function jobHandlers(deps: JobDeps): Partial<Record<QueueName, JobHandler>> {
   return {
+    [QUEUES.sourceFetch.name]: async (job) => {
+      const outcome = await deps.pipeline.fetchSource(job.data.source_id, job.id);
+      deps.log.debug({ job: job.id, source: job.data.source_id, outcome: outcome.kind }, "source fetched");
+    },
     [QUEUES.emailSend.name]: async (job) => {
       const message = job.data as EmailMessage;
       const sent = await deps.email.send(message);

@@ -21,6 +21,30 @@ export const QUEUES = {
     options: { retryLimit: 8, retryDelay: 15, retryBackoff: true, expireInSeconds: 60, deadLetter: DEAD_LETTER_QUEUE },
     work: { workers: 1, batchSize: 5, pollingIntervalSeconds: 0.5 },
   },
+  /**
+   * Fetch one source and turn what changed into events (src/detection/pipeline.ts). Transient failures (timeouts,
+   * 5xx, 429) retry with backoff; the source's row records every failure for the customer.
+   */
+  sourceFetch: {
+    name: "source-fetch",
+    options: { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, deadLetter: DEAD_LETTER_QUEUE },
+    work: { workers: 4, batchSize: 10, pollingIntervalSeconds: 0.5 },
+  },
+  /**
+   * One job per new event, inserted in the transaction that stores the event; delivery (alert rules, webhooks, CRM)
+   * consumes it. Kept a week, so a delivery worker that was down catches up.
+   */
+  eventCreated: {
+    name: "event-created",
+    options: {
+      retryLimit: 10,
+      retryDelay: 10,
+      retryBackoff: true,
+      retentionMinutes: 7 * 24 * 60,
+      deadLetter: DEAD_LETTER_QUEUE,
+    },
+    work: { workers: 2, batchSize: 20, pollingIntervalSeconds: 0.5 },
+  },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]["name"];

@@ -2,7 +2,10 @@
  * Tracked URLs of competitors. A source's `normalized_url` is unique per competitor (409 on a duplicate); fetch
  * frequencies below 360 minutes need the plan's `realtime` flag (DESIGN.md §3).
  */
+import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
+import type { Jobs } from "../jobs/boss.js";
+import { QUEUES } from "../jobs/queues.js";
 import type { components } from "../../generated/api-types.js";
 import { CompetitorService } from "../competitors/service.js";
 import { Source } from "../competitors/models.js";
@@ -77,6 +80,26 @@ export class SourceService {
     }
     if (Object.keys(patch).length === 0) return source;
     return source.$query(this.knex).patchAndFetch(patch);
+  }
+
+  /**
+   * Queues an immediate fetch. At most one fetch per source waits in the queue: a second call while one waits
+   * returns that job (`already_queued`). The job is inserted in the transaction that marks the source.
+   */
+  async runNow(id: string, jobs: Jobs): Promise<{ job_id: string; status: "queued" | "already_queued" }> {
+    return this.knex.transaction(async (trx) => {
+      const source = await trx("sources")
+        .where({ id, workspace_id: this.caller.workspaceId })
+        .forUpdate()
+        .first("id", "fetch_job_id", "fetch_queued_at");
+      if (!source) throw notFound("Source");
+      const waiting = source.fetch_job_id && source.fetch_queued_at > new Date(Date.now() - 3600_000);
+      if (waiting) return { job_id: source.fetch_job_id, status: "already_queued" as const };
+      const jobId = randomUUID();
+      await jobs.send(QUEUES.sourceFetch.name, { source_id: id, trigger: "run-now" }, { id: jobId }, trx);
+      await trx("sources").where({ id }).update({ fetch_job_id: jobId, fetch_queued_at: trx.fn.now() });
+      return { job_id: jobId, status: "queued" as const };
+    });
   }
 
   async delete(id: string): Promise<void> {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addMember, createWorkspace, TEST_PASSWORD } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 import { SignJWT } from "jose";
+import { waitFor } from "../setup/wait.js";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -139,14 +140,15 @@ describe("password reset", () => {
   const outbox = (to: string) =>
     app.service.services.knex("email_outbox").where({ to_address: to }).orderBy("created_at");
 
-  async function waitForMail(to: string, count: number) {
-    for (let i = 0; i < 100; i++) {
-      const mails = await outbox(to);
-      if (mails.length >= count) return mails;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`no mail to ${to}`);
-  }
+  const waitForMail = (to: string, count: number) =>
+    waitFor(
+      async () => {
+        const mails = await outbox(to);
+        return mails.length >= count && mails;
+      },
+      10_000,
+      `${count} mail(s) to ${to}`,
+    );
 
   it("answers the same for known and unknown addresses and mails a single-use link to known ones", async () => {
     const member = await createWorkspace(app);

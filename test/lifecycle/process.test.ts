@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../src/db/embedded-postgres.js";
 import { enqueueEmail } from "../../src/lib/email.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
+import { waitFor } from "../setup/wait.js";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -48,14 +49,11 @@ async function startChild(role: "all" | "api" | "worker"): Promise<Child> {
   return { process: child, port, output: () => output, exited };
 }
 
-async function outboxHas(subject: string, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await app.service.services.knex("email_outbox").where({ subject }).first()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return false;
-}
+const outboxHas = (subject: string, timeoutMs: number) =>
+  waitFor(() => app.service.services.knex("email_outbox").where({ subject }).first(), timeoutMs).then(
+    () => true,
+    () => false,
+  );
 
 describe("roles", () => {
   it("ROLE=api serves HTTP and leaves jobs to workers; ROLE=worker works them and serves no HTTP", async () => {

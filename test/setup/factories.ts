@@ -2,7 +2,7 @@
  * Test data made directly in the database (fast: no HTTP round trip, no 0.4 s password hash per user).
  * Each call makes a fresh workspace, so tests never share tenants.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { hashPassword } from "../../src/auth/passwords.js";
 import type { MemberRole } from "../../src/workspaces/models.js";
 import type { PlanName } from "../../src/workspaces/plans.js";
@@ -60,5 +60,46 @@ export async function createCompetitor(
     .knex("competitors")
     .insert({ workspace_id: member.workspaceId, name: fields.name ?? "Acme", domain: fields.domain ?? "acme.com" })
     .returning(["id", "name", "domain"]);
+  return row;
+}
+
+export interface EventFields {
+  competitorId: string;
+  title?: string;
+  summary?: string;
+  event_type?: string;
+  severity?: string;
+  status?: string;
+  confidence_score?: number;
+  detected_at?: Date;
+  source_id?: string;
+  diff_id?: string;
+}
+
+/** An event row as detection would store it (no source or diff behind it unless given). */
+export async function createEvent(app: TestApp, member: TestMember, fields: EventFields): Promise<{ id: string }> {
+  const detectedAt = fields.detected_at ?? new Date();
+  const [row] = await app.service.services
+    .knex("events")
+    .insert({
+      workspace_id: member.workspaceId,
+      competitor_id: fields.competitorId,
+      source_id: fields.source_id ?? randomUUID(),
+      diff_id: fields.diff_id ?? randomUUID(),
+      event_type: fields.event_type ?? "pricing_change",
+      severity: fields.severity ?? "medium",
+      status: fields.status ?? "new",
+      title: fields.title ?? "Acme raised Pro from $49 to $59/month",
+      summary: fields.summary ?? "The Pro plan now costs $59 per month instead of $49.",
+      impact_summary: "Prospects comparing on price now see a $10/month gap.",
+      confidence_score: fields.confidence_score ?? 0.85,
+      confidence_reasoning: "Read from the plan cards of the pricing page.",
+      is_inferred: false,
+      tags_json: JSON.stringify(["pricing"]),
+      subject: `test:${randomUUID()}`,
+      observed_at: detectedAt,
+      detected_at: detectedAt,
+    })
+    .returning("id");
   return row;
 }

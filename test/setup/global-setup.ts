@@ -46,7 +46,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     connectionString: templateUrl,
     log: pino({ level: "silent" }),
     worker: false,
-    handlers: {},
   });
   await jobs.stop();
 

@@ -1,0 +1,273 @@
+/**
+ * Extraction → extraction diff (the "diff" step of fetch → extract → diff → classify). Records are matched by key;
+ * narrative fields and text are compared after normalisation so that whitespace and masked volatile tokens
+ * (‹date›, ‹time›, ‹n›, ‹token›) never count as changes (the issue: "a typo fix is nothing, a timestamp is less").
+ * The output is stored (diffs.diff_json) and classified, so it is deterministic: records sorted by key, narrative
+ * fields in a fixed order, text lines in page order.
+ */
+import { diffArrays, diffWords } from "diff";
+import type {
+  ContentItem,
+  Extraction,
+  JobPosting,
+  Narrative,
+  NarrativeChange,
+  PricingPlan,
+  RecordChange,
+  SnapshotDiff,
+} from "./types.js";
+
+/** At most this many added (and removed) lines are kept, each cut to LINE_MAX_CHARS (the issue's caps). */
+export const TEXT_LINES_MAX = 50;
+export const LINE_MAX_CHARS = 500;
+
+/**
+ * Word diffs of one changed region stop after this many edits, and the region then counts as fully changed: every
+ * line in a region differs (unchanged lines end a region), so a region with this many word edits is mostly rewritten.
+ * Myers' cost grows with the square of the edit length (≈ 0.3 s at 1,500 on a 30k-word region, 2 s at 4,000); an edit
+ * length rather than a timeout keeps the result deterministic.
+ */
+const WORD_DIFF_MAX_EDITS = 1500;
+/** Line diffs stop after this many line edits (≈ 0.1 s); past it most of the page changed and a set difference serves. */
+const LINE_DIFF_MAX_EDITS = 1000;
+
+const PLACEHOLDER_RUN = /‹[^›\n]*›(?:[\s\p{P}\p{S}]*‹[^›\n]*›)*/gu;
+
+/** Whitespace collapsed and trimmed: how lines and fields are shown in the diff. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/**
+ * The form two strings are compared in: whitespace collapsed, and every run of masked placeholders reduced to one
+ * `‹›`, so "‹date›" → "‹time›" or "‹n› ‹n›" → "‹n›" (a volatile token that changed shape) is not a change.
+ */
+export function canonicalText(text: string): string {
+  return collapseWhitespace(text.replace(PLACEHOLDER_RUN, "‹›"));
+}
+
+function sameText(a: string | null, b: string | null): boolean {
+  if (a === null || b === null) return a === b;
+  return canonicalText(a) === canonicalText(b);
+}
+
+function sameTextList(a: string[], b: string[]): boolean {
+  const left = a.map(canonicalText).sort();
+  const right = b.map(canonicalText).sort();
+  return left.length === right.length && left.every((value, i) => value === right[i]);
+}
+
+type FieldComparators<T> = [field: keyof T & string, same: (a: T, b: T) => boolean][];
+
+// The issue's field list for plans. `origin` is not compared: where a price was read is not a change of the price.
+// Features are compared as a set: a reordered card is the same offer.
+const PLAN_FIELDS: FieldComparators<PricingPlan> = [
+  ["amount", (a, b) => a.amount === b.amount],
+  ["currency", (a, b) => (a.currency?.toUpperCase() ?? null) === (b.currency?.toUpperCase() ?? null)],
+  ["period", (a, b) => a.period === b.period],
+  ["is_free", (a, b) => a.is_free === b.is_free],
+  ["name", (a, b) => sameText(a.name, b.name)],
+  ["features", (a, b) => sameTextList(a.features, b.features)],
+];
+
+// A posting's URL is left out: tracking parameters change between fetches without the job changing.
+const JOB_FIELDS: FieldComparators<JobPosting> = [
+  ["title", (a, b) => sameText(a.title, b.title)],
+  ["location", (a, b) => sameText(a.location, b.location)],
+  ["department", (a, b) => sameText(a.department, b.department)],
+];
+
+const ITEM_FIELDS: FieldComparators<ContentItem> = [
+  ["title", (a, b) => sameText(a.title, b.title)],
+  ["date", (a, b) => a.date === b.date],
+  ["summary", (a, b) => sameText(a.summary, b.summary)],
+];
+
+function byKey<T extends { key: string }>(records: T[]): Map<string, T> {
+  const map = new Map<string, T>();
+  // Keys should be unique per extraction; if the extractor ever repeats one, the first occurrence (page order) wins.
+  for (const record of records) if (!map.has(record.key)) map.set(record.key, record);
+  return map;
+}
+
+function compareKeys(a: string, b: string): number {
+  // Code-unit order, not localeCompare: the order must not depend on the process's locale.
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function diffRecords<T extends { key: string }>(before: T[], after: T[], fields: FieldComparators<T>) {
+  const old = byKey(before);
+  const current = byKey(after);
+  const keys = [...new Set([...old.keys(), ...current.keys()])].sort(compareKeys);
+  const changes: RecordChange<T>[] = [];
+  for (const key of keys) {
+    const b = old.get(key) ?? null;
+    const a = current.get(key) ?? null;
+    if (b === null && a !== null) changes.push({ kind: "added", key, before: null, after: a, fields: [] });
+    else if (b !== null && a === null) changes.push({ kind: "removed", key, before: b, after: null, fields: [] });
+    else if (b !== null && a !== null) {
+      const changed = fields.filter(([, same]) => !same(b, a)).map(([field]) => field);
+      if (changed.length > 0) changes.push({ kind: "changed", key, before: b, after: a, fields: changed });
+    }
+  }
+  return changes;
+}
+
+/** Headings are joined in page order (a reordered set of headings reads differently); blank means absent. */
+export const HEADING_SEPARATOR = " | ";
+
+function narrativeValue(narrative: Narrative, field: NarrativeChange["field"]): string | null {
+  const value =
+    field === "h1" || field === "h2"
+      ? narrative[field].map(collapseWhitespace).filter(Boolean).join(HEADING_SEPARATOR)
+      : collapseWhitespace(narrative[field] ?? "");
+  return value === "" ? null : value;
+}
+
+const NARRATIVE_FIELDS: NarrativeChange["field"][] = ["title", "meta_description", "h1", "h2", "hero"];
+
+function diffNarrative(before: Narrative, after: Narrative): NarrativeChange[] {
+  const changes: NarrativeChange[] = [];
+  for (const field of NARRATIVE_FIELDS) {
+    const b = narrativeValue(before, field);
+    const a = narrativeValue(after, field);
+    if (!sameText(b, a)) changes.push({ field, before: b, after: a });
+  }
+  return changes;
+}
+
+interface Lines {
+  shown: string[];
+  canonical: string[];
+}
+
+function splitLines(text: string): Lines {
+  const shown = text.split(/\r?\n/).map(collapseWhitespace).filter(Boolean);
+  return { shown, canonical: shown.map(canonicalText) };
+}
+
+function countWords(text: string): number {
+  if (text.trim() === "") return 0;
+  // diffWords' own tokenisation (words and punctuation marks), so numerator and denominator count the same units.
+  return diffWords("", text).reduce((sum, change) => sum + change.count, 0);
+}
+
+function changedWords(removed: string, added: string): number {
+  const changes = diffWords(removed, added, { maxEditLength: WORD_DIFF_MAX_EDITS });
+  if (changes === undefined) return countWords(removed) + countWords(added);
+  return changes.filter((c) => c.added || c.removed).reduce((sum, c) => sum + c.count, 0);
+}
+
+function capLine(line: string): string {
+  const chars = Array.from(line);
+  return chars.length > LINE_MAX_CHARS ? chars.slice(0, LINE_MAX_CHARS).join("") : line;
+}
+
+/** Line indexes of one edited region: consecutive removed and added lines (a replaced block). */
+interface Region {
+  removed: number[];
+  added: number[];
+}
+
+function range(from: number, count: number): number[] {
+  return Array.from({ length: count }, (_, k) => from + k);
+}
+
+function lineRegions(before: Lines, after: Lines): Region[] {
+  // diffArrays over the lines rather than diffLines over the joined text: same line-level Myers diff, but lines are
+  // compared in canonical form while the shown form is kept, and a missing final newline is not a change.
+  const changes = diffArrays(before.canonical, after.canonical, { maxEditLength: LINE_DIFF_MAX_EDITS });
+  if (changes === undefined) {
+    // Most of the page changed: one region of the lines the other side does not have, in page order.
+    const old = new Set(before.canonical);
+    const current = new Set(after.canonical);
+    return [
+      {
+        removed: range(0, before.canonical.length).filter((i) => !current.has(before.canonical[i]!)),
+        added: range(0, after.canonical.length).filter((j) => !old.has(after.canonical[j]!)),
+      },
+    ];
+  }
+  const regions: Region[] = [];
+  let i = 0; // index into before
+  let j = 0; // index into after
+  let c = 0;
+  while (c < changes.length) {
+    const common = changes[c]!;
+    if (!common.added && !common.removed) {
+      i += common.count;
+      j += common.count;
+      c++;
+      continue;
+    }
+    const region: Region = { removed: [], added: [] };
+    for (; c < changes.length && (changes[c]!.added || changes[c]!.removed); c++) {
+      const change = changes[c]!;
+      if (change.removed) {
+        region.removed.push(...range(i, change.count));
+        i += change.count;
+      } else {
+        region.added.push(...range(j, change.count));
+        j += change.count;
+      }
+    }
+    regions.push(region);
+  }
+  return regions;
+}
+
+function diffText(beforeText: string, afterText: string): SnapshotDiff["text"] {
+  const before = splitLines(beforeText);
+  const after = splitLines(afterText);
+  const added: string[] = [];
+  const removed: string[] = [];
+  let changed = 0;
+  for (const region of lineRegions(before, after)) {
+    // Each region is compared as a whole, so a block edited in place counts only its changed words.
+    const removedCanonical = region.removed.map((i) => before.canonical[i]!).join(" ");
+    const addedCanonical = region.added.map((j) => after.canonical[j]!).join(" ");
+    // Re-flowed blocks (a paragraph split in two, a space added inside a word) differ only in whitespace.
+    if (removedCanonical.replace(/\s+/g, "") === addedCanonical.replace(/\s+/g, "")) continue;
+    changed += changedWords(removedCanonical, addedCanonical);
+    removed.push(...region.removed.map((i) => before.shown[i]!));
+    added.push(...region.added.map((j) => after.shown[j]!));
+  }
+  const total = countWords(before.canonical.join(" ")) + countWords(after.canonical.join(" "));
+  const ratio = total === 0 ? 0 : Math.min(1, changed / total);
+  return {
+    added: added.slice(0, TEXT_LINES_MAX).map(capLine),
+    removed: removed.slice(0, TEXT_LINES_MAX).map(capLine),
+    // Four decimals: enough for the 0.02 / 0.15 thresholds, and stable when stored as JSON.
+    change_ratio: Math.round(ratio * 10_000) / 10_000,
+  };
+}
+
+function emptyDiff(): SnapshotDiff {
+  return { pricing: [], jobs: [], items: [], narrative: [], text: { added: [], removed: [], change_ratio: 0 } };
+}
+
+/** What changed from `before` to `after` (two extractions of the same source). */
+export function diffExtractions(before: Extraction, after: Extraction): SnapshotDiff {
+  // A bot-challenge interstitial is not the page: comparing it would report every plan, job and item as removed.
+  if (before.signals.bot_challenge || after.signals.bot_challenge) return emptyDiff();
+  return {
+    pricing: diffRecords(before.pricing, after.pricing, PLAN_FIELDS),
+    jobs: diffRecords(before.jobs, after.jobs, JOB_FIELDS),
+    items: diffRecords(before.items, after.items, ITEM_FIELDS),
+    narrative: diffNarrative(before.narrative, after.narrative),
+    text: diffText(before.text, after.text),
+  };
+}
+
+/** True when nothing changed: no record, narrative or text difference. */
+export function isEmptyDiff(diff: SnapshotDiff): boolean {
+  return (
+    diff.pricing.length === 0 &&
+    diff.jobs.length === 0 &&
+    diff.items.length === 0 &&
+    diff.narrative.length === 0 &&
+    diff.text.added.length === 0 &&
+    diff.text.removed.length === 0 &&
+    diff.text.change_ratio === 0
+  );
+}

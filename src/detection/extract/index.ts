@@ -1,0 +1,129 @@
+/**
+ * Extraction: one fetched body → the Extraction stored with its snapshot (src/detection/types.ts). Built for real
+ * pages (issue: "build it for real pages, not for a demo string"): a real HTML parser, boilerplate removal, volatile
+ * tokens masked, pricing/jobs/items read from structured data first and from the visible page second, feeds parsed
+ * as feeds. It never throws: odd input yields an Extraction with whatever could be found.
+ */
+import type { Extraction, Narrative } from "../types.js";
+import { EXTRACTOR_VERSION } from "../types.js";
+import { extractFeed, looksLikeFeed } from "./feed.js";
+import {
+  blockLines,
+  bodyOf,
+  collapse,
+  loadHtml,
+  mainRoot,
+  stripBoilerplate,
+  stripNonContent,
+  textContent,
+  type Element,
+} from "./html.js";
+import { extractItems } from "./items.js";
+import { extractJobs } from "./jobs.js";
+import { readJsonLd, type JsonLd } from "./jsonld.js";
+import { maskVolatile } from "./mask.js";
+import { extractNarrative, readHead, type HeadFields } from "./narrative.js";
+import { extractPricing } from "./pricing.js";
+import { isBotChallenge, readChallengeMarkup, type ChallengeMarkup } from "./signals.js";
+
+export { maskVolatile } from "./mask.js";
+
+export interface ExtractOptions {
+  /** The fetched URL: relative links resolve against it. */
+  url: string;
+  /** The response's Content-Type, when there was one. */
+  contentType: string | null;
+  fetchMethod: "http" | "rss";
+}
+
+/** Bodies beyond this are cut: no competitor page needs more, and it bounds the work done on a hostile one. */
+const MAX_BODY_CHARS = 5_000_000;
+
+function safely<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+const EMPTY_NARRATIVE: Narrative = { title: null, meta_description: null, h1: [], h2: [], hero: null };
+
+function emptyExtraction(): Extraction {
+  return {
+    version: EXTRACTOR_VERSION,
+    text: "",
+    pricing: [],
+    jobs: [],
+    items: [],
+    narrative: { ...EMPTY_NARRATIVE, h1: [], h2: [] },
+    signals: { bot_challenge: false },
+  };
+}
+
+/** Masked text lines, consecutive duplicates dropped. */
+function textOf(lines: string[]): string {
+  const out: string[] = [];
+  for (const line of lines) {
+    const masked = maskVolatile(line);
+    if (masked && masked !== out[out.length - 1]) out.push(masked);
+  }
+  return out.join("\n");
+}
+
+function extractHtml(body: string, options: ExtractOptions): Extraction {
+  const $ = loadHtml(body);
+  // Read before anything is removed: JSON-LD lives in scripts, challenge markup in scripts, iframes and forms.
+  const ld = safely<JsonLd>(() => readJsonLd($), { nodes: [], byId: new Map() });
+  const head = safely<HeadFields>(() => readHead($), { title: null, meta_description: null });
+  const markup = safely<ChallengeMarkup>(() => readChallengeMarkup($), {
+    title: "",
+    challengeMarkup: false,
+    captchaMarkup: false,
+    inlineChallengeScript: false,
+  });
+
+  safely(() => stripNonContent($), undefined);
+  const visibleText = safely(() => collapse(textContent(bodyOf($).get(0)!)), "");
+  const headings = safely(() => collapse($("h1").toArray().map(textContent).join(" ")), "");
+  const botChallenge = safely(() => isBotChallenge(markup, visibleText, headings), false);
+
+  safely(() => stripBoilerplate($), undefined);
+  const bodyNode = bodyOf($).get(0)!;
+  const mainNode = safely(() => mainRoot($).get(0)!, bodyNode);
+
+  const found = safely(() => extractItems(bodyNode, options.url), { items: [], blocks: [] as Element[] });
+  return {
+    version: EXTRACTOR_VERSION,
+    text: safely(() => textOf(blockLines(mainNode)), ""),
+    pricing: safely(() => extractPricing(bodyNode, ld, found.blocks, safely), []),
+    jobs: safely(() => extractJobs(bodyNode, ld, options.url), []),
+    items: found.items,
+    narrative: safely(() => extractNarrative(head, bodyNode, mainNode), {
+      ...EMPTY_NARRATIVE,
+      title: head.title,
+      meta_description: head.meta_description,
+      h1: [],
+      h2: [],
+    }),
+    signals: { bot_challenge: botChallenge },
+  };
+}
+
+/** Extracts text, pricing plans, jobs, content items, narrative and signals from one fetched body. */
+export function extract(body: string, options: ExtractOptions): Extraction {
+  try {
+    const raw = typeof body === "string" ? body : String(body ?? "");
+    const input = raw.length > MAX_BODY_CHARS ? raw.slice(0, MAX_BODY_CHARS) : raw;
+    const fetchMethod = options?.fetchMethod === "rss" ? "rss" : "http";
+    const url = typeof options?.url === "string" ? options.url : "";
+    const contentType = typeof options?.contentType === "string" ? options.contentType : null;
+    if (looksLikeFeed(input, contentType, fetchMethod)) {
+      const feed = safely(() => extractFeed(input, url), null);
+      if (feed) return feed;
+    }
+    return extractHtml(input, { url, contentType, fetchMethod });
+  } catch {
+    return emptyExtraction();
+  }
+}

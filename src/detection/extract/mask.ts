@@ -1,0 +1,132 @@
+/**
+ * Masking of volatile tokens. A page that only changes its clock, "updated N minutes ago", visitor counter, CSRF
+ * value, copyright year or build hash must yield no diff (issue: "build it for real pages"), so those tokens are
+ * replaced by stable placeholders before anything is compared. Prices and plan names are never touched: they are
+ * the changes the product exists to report.
+ */
+
+const MONTH =
+  "(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\\.?";
+const WEEKDAY =
+  "(?:Mon(?:day)?|Tue(?:s(?:day)?)?|Wed(?:nesday)?|Thu(?:r(?:s(?:day)?)?)?|Fri(?:day)?|Sat(?:urday)?|Sun(?:day)?)\\.?";
+const WEEKDAY_FULL = "(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)";
+const ORDINAL = "(?:st|nd|rd|th)?";
+/** A counted quantity: 1,234 · 98765 · 1.2k · 3M+. */
+const COUNT = "\\d[\\d,.\\u00a0]*(?:\\s?[kKmM]\\b)?\\+?";
+/** Not part of a price or a larger number: "$1,234 online" keeps its price. */
+const NOT_AFTER_MONEY = "(?<![\\d.,$€£¥₹])";
+
+export const PLACEHOLDER = { date: "‹date›", time: "‹time›", n: "‹n›", token: "‹token›", year: "‹year›" } as const;
+
+type Rule = [RegExp, string | ((match: string, ...groups: string[]) => string)];
+
+/** Order matters: wide patterns (timestamps, tokens) run before the narrow ones they contain (dates, times). */
+const RULES: Rule[] = [
+  // Copyright years: "© 2026", "Copyright 2019–2026", "(c) 2026".
+  [
+    /(©|\([cC]\)|\bcopyright\b)(\s*(?:©|\([cC]\))?\s*)\d{4}(?:\s*[-–—]\s*(?:\d{4}|present))?/gi,
+    (_m, mark: string, space: string) => `${mark}${space || " "}${PLACEHOLDER.year}`,
+  ],
+  // Cache-busting query values in visible URLs: app.css?v=1732273927.
+  [
+    /([?&](?:v|ver|version|t|ts|_|cb|cachebust(?:er)?|cache|bust|rev|build|timestamp|nocache|hash)=)[\w.-]+/gi,
+    `$1${PLACEHOLDER.n}`,
+  ],
+  [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, PLACEHOLDER.token],
+  // Short hashes are only volatile next to a word that says so: "Build 3f9c2a1", "Ray ID: 8e1f2a3b4c5d6e7f".
+  [
+    /\b(build|commit|revision|rev|sha|hash|deploy(?:ment)?(?:\s+id)?|release\s+id|request\s+id|trace\s+id|ray\s+id)(\s*[:#]?\s*)(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,}\b/gi,
+    `$1$2${PLACEHOLDER.token}`,
+  ],
+  [
+    /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:\s?(?:Z\b|UTC\b|GMT\b|[+-]\d{2}:?\d{2}))?/g,
+    PLACEHOLDER.date,
+  ],
+  [/[A-Za-z0-9+/_=-]{20,}/g, (m) => (looksRandom(m) ? PLACEHOLDER.token : m)],
+  // Unix timestamps and other long counters (10+ digits); phone numbers are written with separators.
+  [/(?<![\d.,])\d{10,}(?![\d.,])/g, PLACEHOLDER.n],
+  // Numeric dates. Two-digit years only with slashes, so "version 1.2.10" stays a version.
+  [/(?<![\d.,/])\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?![\d])/g, PLACEHOLDER.date],
+  [/(?<![\d.,/])\d{1,2}(?:\/\d{1,2}\/(?:\d{4}|\d{2})|\.\d{1,2}\.\d{4}|-\d{1,2}-\d{4})(?![\d])/g, PLACEHOLDER.date],
+  // Written dates: "Sunday, November 22, 2026", "Nov 22", "22nd of November 2026", "November 2026".
+  [new RegExp(`\\b(?:${WEEKDAY},?\\s+)?${MONTH}\\s+\\d{1,2}${ORDINAL}\\b(?:,?\\s+\\d{4}\\b)?`, "g"), PLACEHOLDER.date],
+  [
+    new RegExp(`\\b(?:${WEEKDAY},?\\s+)?\\d{1,2}${ORDINAL}\\s+(?:of\\s+)?${MONTH}(?![a-z])(?:,?\\s+\\d{4}\\b)?`, "g"),
+    PLACEHOLDER.date,
+  ],
+  [new RegExp(`\\b${MONTH},?\\s+\\d{4}\\b`, "g"), PLACEHOLDER.date],
+  [new RegExp(`\\b${WEEKDAY},?\\s+${PLACEHOLDER.date}`, "g"), PLACEHOLDER.date],
+  [new RegExp(`\\b${WEEKDAY_FULL}\\b`, "g"), PLACEHOLDER.date],
+  // Clock times: "10:42", "10:42:07 am", "09:15 UTC", "3pm".
+  [
+    /(?<![\d:$€£¥₹])\d{1,2}:[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:\s?(?:[ap]\.m\.(?!\w)|[AaPp][Mm]\b))?(?:\s?(?:UTC|GMT|Z|[A-Z]{2,4}T)\b|\s?[+-]\d{2}:?\d{2}\b)?/g,
+    PLACEHOLDER.time,
+  ],
+  [/(?<![\d.,:])\b\d{1,2}\s?(?:[ap]\.m\.(?!\w)|[AaPp][Mm]\b)/g, PLACEHOLDER.time],
+  // Relative times: "3 minutes ago", "updated 5 min ago", "2h ago", "just now", "updated yesterday".
+  [
+    /\b(?:(?:about|over|almost|nearly|less than|more than)\s+)?(?:\d+|an?|one|two|three|a few|few|several)\s+(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|mos?|years?|yrs?)\s+ago\b/gi,
+    PLACEHOLDER.time,
+  ],
+  [/\b\d+\s?(?:s|m|h|d|w|mo|y)\s+ago\b/gi, PLACEHOLDER.time],
+  [/\b(?:just now|a moment ago|moments ago)\b/gi, PLACEHOLDER.time],
+  [
+    /\b(updated|posted|published|edited|modified|refreshed|synced|checked)\s+(?:today|yesterday)\b/gi,
+    `$1 ${PLACEHOLDER.time}`,
+  ],
+  // Live counters: "1,234 users online", "12 people viewing", "Page views: 98765", "visitor #1234".
+  [
+    new RegExp(
+      `${NOT_AFTER_MONEY}${COUNT}(?=\\s+(?:[A-Za-z]+\\s+){0,2}?(?:online|viewing|watching|browsing|active now|here now|in line|in queue)\\b)`,
+      "gi",
+    ),
+    PLACEHOLDER.n,
+  ],
+  [
+    /\b((?:page\s?views|views|visitors|visits|hits|downloads|viewers|online(?:\s+now)?|users\s+online|active\s+users|visitor\s+count|stars|followers|subscribers)\s*[:：]\s*)\d[\d,.]*(?:\s?[kKmM]\b)?\+?/gi,
+    `$1${PLACEHOLDER.n}`,
+  ],
+  [
+    new RegExp(
+      `${NOT_AFTER_MONEY}(?<!\\bup to )${COUNT}(?=\\s+(?:visitors|page\\s?views|views|visits|hits|downloads|viewers|stars|followers)\\b(?!\\s*(?:per\\b|\\/|a month|a year|each\\b|monthly|yearly|included)))`,
+      "gi",
+    ),
+    PLACEHOLDER.n,
+  ],
+  [/\b(visitor\s*(?:#|no\.?|number)\s*)\d[\d,]*/gi, `$1${PLACEHOLDER.n}`],
+];
+
+/**
+ * A 20+ character run is a token (session id, CSRF value, build hash) when it is hex with digits, all digits, or
+ * switches often between lower case, upper case and digits — a slug like "state-of-the-art-2026" or a path does not.
+ */
+function looksRandom(run: string): boolean {
+  const core = run.replace(/[+/_=-]/g, "");
+  if (core.length < 16) return false;
+  if (/^\d+$/.test(core)) return true;
+  const hasDigit = /\d/.test(core);
+  if (/^[0-9a-f]+$/i.test(core) && hasDigit && /[a-f]/i.test(core)) return true;
+  let switches = 0;
+  let previous = -1;
+  for (const char of core) {
+    const kind = char >= "0" && char <= "9" ? 0 : char >= "a" && char <= "z" ? 1 : 2;
+    if (previous !== -1 && kind !== previous) switches += 1;
+    previous = kind;
+  }
+  return hasDigit ? switches >= 6 : switches >= 10;
+}
+
+/** Replaces volatile tokens (dates, times, relative times, live counters, copyright years, tokens) by placeholders. */
+export function maskVolatile(text: string): string {
+  if (!text) return "";
+  let out = String(text);
+  for (const [pattern, replacement] of RULES) {
+    out = typeof replacement === "string" ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
+  }
+  return out.replace(/[ \t\u00a0]+/g, " ").trim();
+}
+
+/** True when a line says nothing once its placeholders are removed ("‹date›", "‹date› · ‹time›"). */
+export function isPlaceholderOnly(line: string): boolean {
+  return !/[\p{L}\p{N}]/u.test(line.replace(/‹[a-z]+›/g, ""));
+}

@@ -1,0 +1,585 @@
+/**
+ * Pricing plans, from the most to the least reliable source (PricingPlan.origin): JSON-LD offers, then plan cards
+ * (repeated containers with a plan name and a price), then, only when neither found anything, loose price tokens
+ * under a heading. Plans are keyed by their lowercased name; on a clash JSON-LD wins over a card over a token.
+ */
+import type { BillingPeriod, PricingPlan } from "../types.js";
+import {
+  blockText,
+  classAndId,
+  classTokens,
+  collapse,
+  contains,
+  elementsIn,
+  isElement,
+  isHeading,
+  tagName,
+  textContent,
+  type AnyNode,
+  type Element,
+} from "./html.js";
+import { asArray, hasType, isObject, resolveRef, textOf, type JsonLd, type JsonObject } from "./jsonld.js";
+import { maskVolatile } from "./mask.js";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Price tokens
+
+/** Currency symbols, longest first so "US$" is not read as "$". */
+const SYMBOLS: [string, string][] = [
+  ["US$", "USD"],
+  ["AU$", "AUD"],
+  ["A$", "AUD"],
+  ["CA$", "CAD"],
+  ["C$", "CAD"],
+  ["NZ$", "NZD"],
+  ["MX$", "MXN"],
+  ["HK$", "HKD"],
+  ["S$", "SGD"],
+  ["R$", "BRL"],
+  ["$", "USD"],
+  ["€", "EUR"],
+  ["£", "GBP"],
+  ["¥", "JPY"],
+  ["₹", "INR"],
+  ["₩", "KRW"],
+  ["₺", "TRY"],
+  ["₪", "ILS"],
+  ["₱", "PHP"],
+  ["zł", "PLN"],
+];
+const SYMBOL_CODES = new Map(SYMBOLS);
+const CODES = [
+  "USD",
+  "EUR",
+  "GBP",
+  "CAD",
+  "AUD",
+  "NZD",
+  "CHF",
+  "JPY",
+  "INR",
+  "SEK",
+  "NOK",
+  "DKK",
+  "PLN",
+  "BRL",
+  "MXN",
+  "SGD",
+  "HKD",
+  "ZAR",
+  "CNY",
+];
+
+const escape = (s: string): string => s.replace(/[$()*+.?[\\\]^{|}]/g, "\\$&");
+const SYM = `(?:${SYMBOLS.map(([s]) => escape(s)).join("|")})`;
+const CODE = `(?:${CODES.join("|")})(?![A-Za-z])`;
+/** 1,299.00 · 1.299,00 · 1 299 (NBSP) · 1'299 · 49 · 49.99. Plain spaces are not separators: "$49 100 users". */
+const NUM = "(\\d{1,3}(?:[,.\\u00a0\\u202f\\u2009'’]\\d{3})+(?:[.,]\\d{1,2})?(?!\\d)|\\d+(?:[.,]\\d{1,2})?(?!\\d))";
+/** "$40M Series B", "$2.5bn valuation": amounts with a magnitude are money, not a price. */
+const NOT_MAGNITUDE = "(?!\\s?(?:[kKmMbB]|bn|mn|million|billion|thousand)\\b)";
+const PRICE_SOURCE = `(?<![\\w$€£¥₹])(?:(${SYM})\\s?${NUM}${NOT_MAGNITUDE}|(${CODE})\\s?${NUM}${NOT_MAGNITUDE}|${NUM}\\s?(${SYM}|${CODE}))`;
+
+const FREE_RE =
+  /^(?:(?:it'?s\s+|100%\s+)?free(?:\s+(?:forever|plan|for ever|for life|to start|to use))?|forever free|always free|no cost|gratis)[.!]?$/i;
+const CONTACT_RE =
+  /\b(?:contact\s+(?:us|sales|our\s+sales\s+team|our\s+team)|talk\s+to\s+(?:us|sales|an?\s+expert)|let'?s\s+talk|get\s+(?:a\s+)?(?:quote|in\s+touch)|request\s+(?:a\s+)?(?:quote|pricing|demo)|custom(?:\s+(?:pricing|quote|plan|price))?|book\s+a\s+(?:demo|call)|price\s+on\s+request)\b/i;
+
+export interface ParsedPrice {
+  amount: number | null;
+  currency: string | null;
+  period: BillingPeriod | null;
+  isFree: boolean;
+}
+
+/** Parses 1,299.00 / 1.299,00 / 1'299 into major units without float noise. */
+export function parseAmount(raw: string): number | null {
+  let s = raw.trim().replace(/[\u00a0\u202f\u2009'’]/g, ",");
+  if (!/^\d[\d.,]*$/.test(s)) return null;
+  const lastComma = s.lastIndexOf(",");
+  const lastDot = s.lastIndexOf(".");
+  if (lastComma >= 0 && lastDot >= 0) {
+    const decimal = lastComma > lastDot ? "," : ".";
+    const thousands = decimal === "," ? "." : ",";
+    s = s.split(thousands).join("").replace(decimal, ".");
+  } else if (lastComma >= 0 || lastDot >= 0) {
+    const sep = lastComma >= 0 ? "," : ".";
+    const parts = s.split(sep);
+    const last = parts[parts.length - 1]!;
+    s = parts.length > 2 || last.length === 3 ? parts.join("") : `${parts.slice(0, -1).join("")}.${last}`;
+  }
+  const value = Number(s);
+  return Number.isFinite(value) ? Math.round(value * 100) / 100 : null;
+}
+
+const MONTH_RE =
+  /\/\s*(?:[a-z]+\s*\/\s*)?(?:mo|mon|mth|month)\b|\bper\s+(?:[a-z-]+\s+){0,3}?(?:mo|month)\b|\ba\s+month\b|\bmonthly\b|\bmonth\b|\bmo\./i;
+const YEAR_RE =
+  /\/\s*(?:[a-z]+\s*\/\s*)?(?:yr|year|annum)\b|\bper\s+(?:[a-z-]+\s+){0,3}?(?:yr|year|annum)\b|\ba\s+year\b|\b(?:annually|yearly|annual)\b|\byear\b/i;
+const ONE_TIME_RE = /\bone[-\s]?time\b|\bpay\s+once\b|\bonce\b|\blifetime\b|\bone[-\s]?off\b/i;
+
+/** The billing period stated right after a price: the earliest of month / year / one-time wording wins. */
+export function detectPeriod(after: string): BillingPeriod | null {
+  let best: { period: BillingPeriod; index: number } | null = null;
+  for (const [period, re] of [
+    ["month", MONTH_RE],
+    ["year", YEAR_RE],
+    ["one_time", ONE_TIME_RE],
+  ] as const) {
+    const m = re.exec(after);
+    if (m && (!best || m.index < best.index)) best = { period, index: m.index };
+  }
+  return best?.period ?? null;
+}
+
+function currencyOf(token: string | undefined): string | null {
+  if (!token) return null;
+  return SYMBOL_CODES.get(token) ?? (CODES.includes(token.toUpperCase()) ? token.toUpperCase() : null);
+}
+
+/**
+ * The first price in `text` ("$49/mo", "€1.299,00 per year", "49 USD", "US$49 /user/month"), with the period read
+ * from the words after it (up to the next price). "Free" → amount 0; "Contact sales" / "Custom" → amount null.
+ * `bareNumber` also accepts a number without currency (an element classed as a price: `<span class="amount">49`).
+ */
+export function parsePrice(text: string, options: { bareNumber?: boolean } = {}): ParsedPrice | null {
+  const source = collapse(text);
+  if (!source) return null;
+  const re = new RegExp(PRICE_SOURCE, "g");
+  const m = re.exec(source);
+  if (m) {
+    const amount = parseAmount(m[2] ?? m[4] ?? m[5] ?? "");
+    if (amount !== null) {
+      const next = re.exec(source);
+      const after = source.slice(m.index + m[0].length, next ? next.index : undefined).slice(0, 60);
+      return {
+        amount,
+        currency: currencyOf(m[1] ?? m[3] ?? m[6]),
+        period: detectPeriod(after),
+        isFree: amount === 0,
+      };
+    }
+  }
+  // A bare number counts only when it is nearly all the element says ("49", "49 / mo"), not "Up to 5 users".
+  if (options.bareNumber && source.length <= 24) {
+    const bare = /(?<![\d.,])(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:[.,]\d{1,2})?)(?![\d%])/.exec(source);
+    if (bare && !/%/.test(source.slice(bare.index, bare.index + bare[0].length + 2))) {
+      const amount = parseAmount(bare[1]!);
+      if (amount !== null) {
+        const after = source.slice(bare.index + bare[0].length, bare.index + bare[0].length + 60);
+        return { amount, currency: null, period: detectPeriod(after), isFree: amount === 0 };
+      }
+    }
+  }
+  if (source.length <= 40 && FREE_RE.test(source)) return { amount: 0, currency: null, period: null, isFree: true };
+  if (source.length <= 40 && CONTACT_RE.test(source))
+    return { amount: null, currency: null, period: null, isFree: false };
+  return null;
+}
+
+/** Where the first currency amount starts in `text`, or null. */
+export function firstPriceIndex(text: string): number | null {
+  const m = new RegExp(PRICE_SOURCE).exec(text);
+  return m ? m.index : null;
+}
+
+export function planKey(name: string): string {
+  return collapse(name).toLowerCase();
+}
+
+function makePlan(name: string, price: ParsedPrice, origin: PricingPlan["origin"], features: string[]): PricingPlan {
+  const cleanName = collapse(name);
+  return {
+    key: planKey(cleanName),
+    name: cleanName,
+    amount: price.amount,
+    currency: price.amount === null ? null : price.currency,
+    period: price.amount === null ? null : price.period,
+    is_free: price.isFree || price.amount === 0 || /^free(?:\s+(?:plan|tier))?$/i.test(cleanName),
+    origin,
+    features,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// JSON-LD offers
+
+const PRODUCT_TYPES = ["Product", "SoftwareApplication", "WebApplication", "MobileApplication", "Service", "WebAPI"];
+
+const UNIT_PERIODS: Record<string, BillingPeriod> = {
+  MON: "month",
+  MONTH: "month",
+  MONTHS: "month",
+  MONTHLY: "month",
+  ANN: "year",
+  YR: "year",
+  YEAR: "year",
+  YEARS: "year",
+  YEARLY: "year",
+  ANNUAL: "year",
+  ANNUALLY: "year",
+};
+
+function periodFromUnit(value: unknown): BillingPeriod | null {
+  const text = textOf(value);
+  if (!text) return null;
+  const word = text
+    .toUpperCase()
+    .replace(/^(?:PER|A|EACH)\s+/, "")
+    .trim();
+  return UNIT_PERIODS[word] ?? null;
+}
+
+/** billingDuration as "P1M" / "P1Y" / "P12M", a number with a unitCode, or a QuantitativeValue. */
+function periodFromDuration(value: unknown, unitCode: unknown): BillingPeriod | null {
+  if (isObject(value)) {
+    const count = Number(value.value ?? 1);
+    const period = periodFromUnit(value.unitCode) ?? periodFromUnit(value.unitText);
+    if (period === "month" && count === 12) return "year";
+    return count === 1 || !Number.isFinite(count) ? period : null;
+  }
+  if (typeof value === "number") return value === 1 ? periodFromUnit(unitCode) : null;
+  if (typeof value === "string") {
+    const iso = /^P(\d+)([MY])$/i.exec(value.trim());
+    if (iso) {
+      const count = Number(iso[1]);
+      if (iso[2]!.toUpperCase() === "Y") return count === 1 ? "year" : null;
+      return count === 1 ? "month" : count === 12 ? "year" : null;
+    }
+    return periodFromUnit(value);
+  }
+  return null;
+}
+
+function periodOf(spec: JsonObject): BillingPeriod | null {
+  const reference = isObject(spec.referenceQuantity) ? spec.referenceQuantity : null;
+  return (
+    periodFromDuration(spec.billingDuration, spec.unitCode) ??
+    (reference ? periodFromDuration(reference, null) : null) ??
+    periodFromUnit(spec.unitCode) ??
+    periodFromUnit(spec.unitText)
+  );
+}
+
+function amountOf(value: unknown): number | null {
+  if (typeof value === "number") return Number.isFinite(value) ? Math.round(value * 100) / 100 : null;
+  if (typeof value === "string") {
+    const text = collapse(value);
+    if (/^free$/i.test(text)) return 0;
+    const digits = /\d[\d.,\u00a0'’]*/.exec(text);
+    return digits ? parseAmount(digits[0].replace(/[.,]$/, "")) : null;
+  }
+  return null;
+}
+
+function currencyCode(value: unknown): string | null {
+  const text = textOf(value);
+  if (!text) return null;
+  if (/^[A-Za-z]{3}$/.test(text)) return text.toUpperCase();
+  return SYMBOL_CODES.get(text) ?? null;
+}
+
+function planFromOffer(ld: JsonLd, offer: JsonObject, productName: string | null): PricingPlan | null {
+  const specs = asArray(offer.priceSpecification)
+    .map((s) => resolveRef(ld, s))
+    .filter(isObject);
+  const priced = specs.filter((s) => s.price !== undefined || s.minPrice !== undefined);
+  const spec = priced.find((s) => periodOf(s) !== null) ?? priced[0] ?? null;
+  const itemOffered = resolveRef(ld, asArray(offer.itemOffered)[0]);
+  const name =
+    textOf(offer.name) ??
+    (isObject(itemOffered) ? textOf(itemOffered.name) : null) ??
+    textOf(spec?.name) ??
+    productName;
+  if (!name) return null;
+  const raw = offer.price ?? spec?.price ?? offer.lowPrice ?? spec?.minPrice;
+  const amount = amountOf(raw);
+  const price: ParsedPrice = {
+    amount,
+    currency: currencyCode(offer.priceCurrency ?? spec?.priceCurrency),
+    period: (spec ? periodOf(spec) : null) ?? periodOf(offer),
+    isFree: amount === 0,
+  };
+  return makePlan(name, price, "jsonld", []);
+}
+
+/** Offers of a product: `offers` (Offer, AggregateOffer with nested offers, arrays) and `hasOfferCatalog`. */
+function offersOf(ld: JsonLd, product: JsonObject): JsonObject[] {
+  const out: JsonObject[] = [];
+  const stack: unknown[] = [...asArray(product.offers), ...asArray(product.hasOfferCatalog)].reverse();
+  let guard = 0;
+  while (stack.length > 0 && guard++ < 1000) {
+    const value = resolveRef(ld, stack.pop());
+    if (!isObject(value)) continue;
+    const nested = [...asArray(value.offers), ...asArray(value.itemListElement)];
+    if (hasType(value, "OfferCatalog") || (hasType(value, "AggregateOffer") && nested.length > 0)) {
+      stack.push(...nested.reverse());
+      continue;
+    }
+    if (hasType(value, "ListItem") && value.item !== undefined) {
+      stack.push(value.item);
+      continue;
+    }
+    out.push(value);
+  }
+  return out;
+}
+
+export function pricingFromJsonLd(ld: JsonLd): PricingPlan[] {
+  const plans: PricingPlan[] = [];
+  const seenOffers = new Set<JsonObject>();
+  for (const node of ld.nodes) {
+    if (!hasType(node, ...PRODUCT_TYPES)) continue;
+    const productName = textOf(node.name);
+    for (const offer of offersOf(ld, node)) {
+      if (seenOffers.has(offer)) continue;
+      seenOffers.add(offer);
+      const plan = planFromOffer(ld, offer, productName);
+      if (plan) plans.push(plan);
+    }
+  }
+  return plans;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Plan cards
+
+const PRICE_CLASS_RE = /price|amount|cost/i;
+const CARD_CLASS_RE = /plan|pricing|tier|package|card/i;
+const NAME_TOKEN_RE = /^(?:.*[-_])?(?:name|title|heading)$/i;
+const BADGE_CLASS_RE = /badge|tag|pill|ribbon|label|popular|recommended|chip|flag/i;
+/** A card is never the page itself. */
+const PAGE_TAGS = new Set(["html", "body", "main"]);
+/** Section headings that are not plans ("Compare plans", "Frequently asked questions"). */
+const NOT_A_PLAN_RE = /\b(?:plans|pricing|prices|compare|comparison|faqs?|frequently|questions|features|add-ons?)\b/i;
+
+function isNameCandidate(el: Element): boolean {
+  return isHeading(el) || classTokens(el).some((token) => NAME_TOKEN_RE.test(token));
+}
+
+/** Plan name: the heading text without badges ("Pro Most popular" → "Pro"). */
+function nameText(el: Element): string {
+  const parts: string[] = [];
+  const stack: AnyNode[] = [el];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === "text") parts.push((node as { data: string }).data);
+    else if (isElement(node) && (node === el || !BADGE_CLASS_RE.test(node.attribs.class ?? ""))) {
+      for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
+    }
+  }
+  return collapse(parts.join(" "));
+}
+
+function plausibleName(name: string): boolean {
+  return (
+    name.length > 0 &&
+    name.length <= 50 &&
+    name.split(" ").length <= 6 &&
+    !name.endsWith("?") &&
+    !NOT_A_PLAN_RE.test(name) &&
+    firstPriceIndex(name) === null
+  );
+}
+
+interface Card {
+  el: Element;
+  name: string;
+  price: ParsedPrice;
+  features: string[];
+}
+
+function insideAny(el: Element, tags: string[], stopAt: Element): boolean {
+  for (let current = el.parent; current && current !== stopAt; current = current.parent) {
+    if (isElement(current) && tags.includes(tagName(current))) return true;
+  }
+  return false;
+}
+
+/** Text of a price element plus its next sibling, where the period often sits (`<p>$49</p><p>per month</p>`). */
+function priceWindow(el: Element): string {
+  let next = el.next;
+  while (next && !isElement(next)) next = next.next;
+  const nextText = next && isElement(next) ? collapse(textContent(next)) : "";
+  return `${blockText(el)} ${nextText.length <= 80 ? nextText : ""}`;
+}
+
+/**
+ * The price of a card, in order of trust: a price-classed element with a number, a price-classed "Free"/"Custom",
+ * any short element with a currency amount, any short element or button saying "Free"/"Contact sales". Feature
+ * lists, comparison tables and the name itself are never read as the price.
+ */
+function cardPrice(card: Element, nameEl: Element): ParsedPrice | null {
+  const elements = elementsIn(card).filter(
+    (el) => !contains(nameEl, el) && !contains(el, nameEl) && !insideAny(el, ["li", "table"], card),
+  );
+  const short = elements.filter((el) => collapse(textContent(el)).length <= 80 && tagName(el) !== "li");
+  const priced = short.filter((el) => PRICE_CLASS_RE.test(el.attribs.class ?? ""));
+  for (const el of priced) {
+    const price = parsePrice(priceWindow(el), { bareNumber: true });
+    if (price && price.amount !== null && !price.isFree) return price;
+    if (price && price.amount === 0 && price.currency) return price;
+  }
+  for (const el of priced) {
+    const price = parsePrice(textContent(el));
+    if (price) return price;
+  }
+  for (const el of short) {
+    const price = parsePrice(priceWindow(el));
+    if (price && price.currency) return price;
+  }
+  for (const el of short) {
+    const price = parsePrice(textContent(el));
+    if (price) return price;
+  }
+  return null;
+}
+
+function cardFeatures(card: Element): string[] {
+  const features: string[] = [];
+  for (const li of elementsIn(card)) {
+    if (tagName(li) !== "li" || elementsIn(li).some((child) => tagName(child) === "li")) continue;
+    const line = maskVolatile(collapse(blockText(li)));
+    if (line && !features.includes(line)) features.push(line);
+    if (features.length >= 20) break;
+  }
+  return features;
+}
+
+/**
+ * Plan cards: every name candidate (h1–h6 or a `*-name` / `*-title` element) is grown to the largest ancestor that
+ * holds no other name of the same kind — the card. A card needs a plausible plan name and a price; nested cards
+ * keep the innermost; a card stands alone only when its class says plan/pricing/tier/package/card, otherwise it
+ * needs a sibling card (the repeated plan grid).
+ */
+export function pricingFromCards(root: AnyNode): PricingPlan[] {
+  const all = elementsIn(root);
+  const candidates = all.filter(isNameCandidate).filter((el) => {
+    const length = collapse(textContent(el)).length;
+    return length > 0 && length <= 60;
+  });
+  const candidateSet = new Set(candidates);
+  const names = candidates.filter((el) => !elementsIn(el).some((inner) => candidateSet.has(inner)));
+  const nameSet = new Set(names);
+  // Same kind of name: same heading level, or the same `*-name` class token ("plan-name highlighted" is a plan-name).
+  const signature = (el: Element): string =>
+    isHeading(el) ? tagName(el) : (classTokens(el).find((token) => NAME_TOKEN_RE.test(token)) ?? tagName(el));
+
+  const counts = new Map<string, Map<AnyNode, number>>();
+  for (const el of names) {
+    const sig = signature(el);
+    let perSig = counts.get(sig);
+    if (!perSig) counts.set(sig, (perSig = new Map()));
+    for (let current = el.parent; current; current = current.parent) {
+      perSig.set(current, (perSig.get(current) ?? 0) + 1);
+      if (current === root) break;
+    }
+  }
+
+  const cardEls: Element[] = [];
+  for (const el of names) {
+    const perSig = counts.get(signature(el))!;
+    let card: Element = el;
+    while (
+      card.parent !== root &&
+      isElement(card.parent) &&
+      !PAGE_TAGS.has(tagName(card.parent)) &&
+      perSig.get(card.parent) === 1
+    ) {
+      card = card.parent;
+    }
+    if (card !== el && !cardEls.includes(card)) cardEls.push(card);
+  }
+
+  const cards: Card[] = [];
+  for (const el of cardEls) {
+    if (collapse(textContent(el)).length > 3000) continue;
+    const nameEl = elementsIn(el).find((inner) => nameSet.has(inner));
+    if (!nameEl) continue;
+    const name = nameText(nameEl);
+    if (!plausibleName(name)) continue;
+    const price = cardPrice(el, nameEl);
+    if (!price) continue;
+    cards.push({ el, name, price, features: cardFeatures(el) });
+  }
+
+  const innermost = cards.filter((card) => !cards.some((other) => other !== card && contains(card.el, other.el)));
+  const siblings = new Map<AnyNode | null, number>();
+  for (const card of innermost) siblings.set(card.el.parent, (siblings.get(card.el.parent) ?? 0) + 1);
+  return innermost
+    .filter((card) => (siblings.get(card.el.parent) ?? 0) >= 2 || CARD_CLASS_RE.test(classAndId(card.el)))
+    .map((card) => makePlan(card.name, card.price, "card", card.features));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Loose tokens
+
+/**
+ * Last resort: short elements holding a currency amount with a billing period (or a price class), named after the
+ * nearest heading before them ("Pro — $49/month" headings name themselves). List items and anything inside
+ * `excluded` (changelog entries, blog posts) are skipped: a release note mentioning "$8/month" is not a plan.
+ */
+export function pricingFromTokens(root: AnyNode, excluded: Element[] = []): PricingPlan[] {
+  const plans: PricingPlan[] = [];
+  const named = new Set<string>();
+  let heading: string | null = null;
+  for (const el of elementsIn(root)) {
+    if (isHeading(el)) {
+      const text = nameText(el);
+      const inline = parsePrice(text);
+      const at = firstPriceIndex(text);
+      const usable = !excluded.some((block) => contains(block, el)) && inline?.period != null;
+      if (inline && inline.currency && at !== null && usable) {
+        const name = collapse(text.slice(0, at).replace(/[\s:–—|-]+$/, ""));
+        if (plausibleName(name) && !named.has(planKey(name))) {
+          named.add(planKey(name));
+          plans.push(makePlan(name, inline, "token", []));
+        }
+        heading = null;
+        continue;
+      }
+      heading = text;
+      continue;
+    }
+    if (!heading || named.has(planKey(heading)) || !plausibleName(heading)) continue;
+    if (tagName(el) === "li" || insideAny(el, ["li"], root as Element)) continue;
+    if (excluded.some((block) => contains(block, el))) continue;
+    const text = collapse(textContent(el));
+    if (text.length === 0 || text.length > 80) continue;
+    if (elementsIn(el).some((child) => parsePrice(textContent(child))?.currency)) continue;
+    const price = parsePrice(priceWindow(el));
+    if (!price || !price.currency) continue;
+    if (price.period === null && !PRICE_CLASS_RE.test(el.attribs.class ?? "")) continue;
+    named.add(planKey(heading));
+    plans.push(makePlan(heading, price, "token", []));
+  }
+  return plans;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * All plans, deduplicated by key: JSON-LD wins, cards lend it their feature lists; tokens only when nothing else.
+ * `safely` runs each source on its own, so an odd page that trips one reader still yields the others' plans.
+ */
+export function extractPricing(
+  root: AnyNode,
+  ld: JsonLd,
+  excluded: Element[] = [],
+  safely: <T>(fn: () => T, fallback: T) => T = (fn) => fn(),
+): PricingPlan[] {
+  const fromJsonLd = safely(() => pricingFromJsonLd(ld), []);
+  const fromCards = safely(() => pricingFromCards(root), []);
+  const plans = new Map<string, PricingPlan>();
+  for (const plan of fromJsonLd) if (!plans.has(plan.key)) plans.set(plan.key, plan);
+  for (const plan of fromCards) {
+    const existing = plans.get(plan.key);
+    if (!existing) plans.set(plan.key, plan);
+    else if (existing.features.length === 0) existing.features = plan.features;
+  }
+  if (plans.size === 0) {
+    for (const plan of safely(() => pricingFromTokens(root, excluded), [])) {
+      if (!plans.has(plan.key)) plans.set(plan.key, plan);
+    }
+  }
+  return [...plans.values()];
+}

@@ -1,0 +1,56 @@
+/**
+ * Bot challenges and CAPTCHA interstitials (Extraction.signals.bot_challenge): a fetch that got one did not see the
+ * page, so its extraction must not be diffed as if the competitor had emptied their site.
+ */
+import type { CheerioAPI } from "cheerio";
+import { collapse, textContent } from "./html.js";
+
+const CHALLENGE_TITLE_RE =
+  /^(?:just a moment\.*|attention required! \| cloudflare|please wait\.* \| cloudflare|one more step|ddos-guard|checking your browser.*|verifying you are human.*|security check(?:point)?|human verification)$/i;
+const CHALLENGE_MARKUP =
+  "#challenge-form, #challenge-running, #challenge-stage, #cf-challenge-running, .cf-browser-verification, #cf-error-details, #cf-wrapper, .cf-turnstile-wrapper, [id^=cf-chl], script[src*='/cdn-cgi/challenge-platform/'], #px-captcha, script[src*='captcha-delivery.com'], iframe[src*='captcha-delivery.com']";
+const CHALLENGE_TEXT_RE =
+  /checking (?:if the site connection is secure|your browser before accessing)|verify(?:ing)? you are (?:a )?human|enable javascript and cookies to continue|needs to review the security of your connection|press (?:&|and) hold to confirm|please complete the security check/i;
+const CAPTCHA_MARKUP =
+  ".g-recaptcha, .h-captcha, .cf-turnstile, iframe[src*='recaptcha'], iframe[src*='hcaptcha.com'], iframe[src*='challenges.cloudflare.com'], script[src*='hcaptcha.com'], script[src*='recaptcha/api.js']";
+const DENIED_RE =
+  /\b(?:access denied|access to this page has been denied|you have been blocked|request blocked|403 forbidden|you don't have permission to access)\b/i;
+
+export interface ChallengeMarkup {
+  title: string;
+  challengeMarkup: boolean;
+  captchaMarkup: boolean;
+  inlineChallengeScript: boolean;
+}
+
+/** Read on the raw document, before scripts, iframes and forms are removed. */
+export function readChallengeMarkup($: CheerioAPI): ChallengeMarkup {
+  const titleEl = $("title").first().get(0);
+  let inlineChallengeScript = false;
+  $("script").each((_, el) => {
+    if (!inlineChallengeScript && /_cf_chl_opt|__cf_chl_|cf_chl_prog/.test(textContent(el)))
+      inlineChallengeScript = true;
+  });
+  return {
+    title: titleEl ? collapse(textContent(titleEl)) : "",
+    challengeMarkup: $(CHALLENGE_MARKUP).length > 0,
+    captchaMarkup: $(CAPTCHA_MARKUP).length > 0,
+    inlineChallengeScript,
+  };
+}
+
+/**
+ * `visibleText` is the body text without scripts and styles (but with forms: a challenge lives in one).
+ * A CAPTCHA counts only with little other text: a long contact page with reCAPTCHA on its form is still a page.
+ */
+export function isBotChallenge(markup: ChallengeMarkup, visibleText: string, headings: string): boolean {
+  const words = visibleText.split(/\s+/).filter(Boolean).length;
+  if (CHALLENGE_TITLE_RE.test(markup.title)) return true;
+  if (/\bcloudflare\b/i.test(markup.title) && /attention required|access denied|blocked/i.test(markup.title))
+    return true;
+  if ((markup.challengeMarkup || markup.inlineChallengeScript) && words < 300) return true;
+  if (CHALLENGE_TEXT_RE.test(visibleText) && words < 200) return true;
+  if (markup.captchaMarkup && words < 120) return true;
+  if (DENIED_RE.test(`${markup.title} ${headings} ${visibleText.slice(0, 300)}`) && words < 50) return true;
+  return false;
+}

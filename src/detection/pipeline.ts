@@ -1,0 +1,420 @@
+/**
+ * Fetch → snapshot → extract → diff → classify → events, for one source at a time (the `source-fetch` job).
+ *
+ * Everything a fetch changes (snapshot, diff, events, evidence, delivery jobs, the source's state) is written in one
+ * transaction, so a crash mid-job loses nothing and a retry starts from a consistent state.
+ */
+import { createHash } from "node:crypto";
+import type { Knex } from "knex";
+import type { Logger } from "pino";
+import type { Jobs } from "../jobs/boss.js";
+import { QUEUES } from "../jobs/queues.js";
+import { FetchError, type HttpClient } from "../lib/http-client.js";
+import { classify } from "./classify.js";
+import { diffExtractions, isEmptyDiff } from "./diff.js";
+import { extract } from "./extract/index.js";
+import { resolveDrafts, type Pending } from "./flap-damping.js";
+import { HostLimiter } from "./host-limiter.js";
+import { hostOf } from "./scheduler.js";
+import { EXTRACTOR_VERSION, type EventDraft, type Extraction } from "./types.js";
+
+export interface DetectionDeps {
+  knex: Knex;
+  jobs: Jobs;
+  http: HttpClient;
+  log: Logger;
+}
+
+/** Where an event's change was seen: the diff that shows it and when its snapshot was fetched. */
+export interface ChangeOrigin {
+  diffId: string;
+  observedAt: Date;
+}
+
+interface SourceRow {
+  id: string;
+  workspace_id: string;
+  competitor_id: string;
+  competitor_name: string;
+  url: string;
+  source_type: string;
+  fetch_method: "http" | "rss";
+  etag: string | null;
+  last_modified: string | null;
+  last_snapshot_id: string | null;
+  fetch_job_id: string | null;
+}
+
+interface SnapshotRow {
+  id: string;
+  content_hash: string;
+  body: string;
+  content_type: string | null;
+  final_url: string;
+  extraction: Extraction;
+  extractor_version: number;
+  fetched_at: Date;
+}
+
+export type FetchOutcome =
+  | { kind: "missing" }
+  | { kind: "failed"; message: string; retryable: boolean }
+  | { kind: "unchanged"; events: number }
+  | { kind: "changed"; snapshotId: string; events: number };
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+export class DetectionPipeline {
+  /** Politeness: at most two concurrent fetches per host in this process. */
+  private readonly hosts = new HostLimiter(2);
+
+  constructor(private readonly deps: DetectionDeps) {}
+
+  /** Fetches one source and records what changed. Throws only for failures worth retrying (pg-boss retries them). */
+  async fetchSource(sourceId: string, jobId: string | null = null): Promise<FetchOutcome> {
+    const { knex } = this.deps;
+    const source = await this.loadSource(sourceId);
+    if (!source) return { kind: "missing" };
+    // This job is running: from now on another fetch of the source may be queued.
+    if (jobId && source.fetch_job_id === jobId) {
+      await knex("sources")
+        .where({ id: sourceId, fetch_job_id: jobId })
+        .update({ fetch_job_id: null, fetch_queued_at: null });
+    }
+    const previous = source.last_snapshot_id ? await this.loadSnapshot(source.last_snapshot_id) : null;
+    const fetchedAt = new Date();
+
+    let result;
+    try {
+      result = await this.hosts.run(hostOf(source.url), () =>
+        this.deps.http.fetchPage(source.url, {
+          // Validators only make sense while the snapshot they describe is still there.
+          etag: previous ? source.etag : null,
+          lastModified: previous ? source.last_modified : null,
+          accept:
+            source.fetch_method === "rss"
+              ? "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"
+              : "text/html, application/xhtml+xml, application/xml;q=0.9, */*;q=0.8",
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof FetchError)) throw error;
+      await this.recordFailure(source.id, error.message, fetchedAt);
+      if (error.retryable) throw error;
+      return { kind: "failed", message: error.message, retryable: false };
+    }
+
+    if (result.notModified && previous) {
+      const events = await this.recordUnchanged(source, fetchedAt, result.etag, result.lastModified);
+      return { kind: "unchanged", events };
+    }
+
+    const extraction = extract(result.body, {
+      url: result.url,
+      contentType: result.contentType,
+      fetchMethod: source.fetch_method,
+    });
+    if (extraction.signals.bot_challenge) {
+      const message = `looks like a bot challenge page (${new URL(result.url).host})`;
+      await this.recordFailure(source.id, message, fetchedAt);
+      return { kind: "failed", message, retryable: false };
+    }
+
+    const contentHash = sha256(result.body);
+    if (previous && previous.content_hash === contentHash) {
+      const events = await this.recordUnchanged(source, fetchedAt, result.etag, result.lastModified);
+      return { kind: "unchanged", events };
+    }
+
+    const previousExtraction = previous ? this.currentExtraction(previous, source.fetch_method) : null;
+    const diff = previousExtraction ? diffExtractions(previousExtraction, extraction) : null;
+    const drafts =
+      diff && !isEmptyDiff(diff)
+        ? classify(diff, {
+            competitorName: source.competitor_name,
+            sourceType: source.source_type,
+            sourceUrl: source.url,
+          })
+        : [];
+
+    return knex.transaction(async (trx) => {
+      const [snapshot] = await trx("snapshots")
+        .insert({
+          source_id: source.id,
+          workspace_id: source.workspace_id,
+          content_hash: contentHash,
+          body: result.body,
+          content_type: result.contentType,
+          http_status: result.status,
+          final_url: result.url,
+          extraction: JSON.stringify(extraction),
+          extractor_version: EXTRACTOR_VERSION,
+          fetched_at: fetchedAt,
+        })
+        .returning("id");
+      let events = 0;
+      if (previous && diff && !isEmptyDiff(diff)) {
+        const diffId = await upsertDiff(trx, source, previous.id, snapshot.id, diff);
+        events = await this.applyDrafts(trx, source, drafts, { diffId, observedAt: fetchedAt });
+      } else {
+        // No diff (first snapshot, or only masked/volatile text changed): waiting changes held.
+        events = await this.applyDrafts(trx, source, [], null);
+      }
+      await trx("sources")
+        .where({ id: source.id })
+        .update({
+          last_snapshot_id: snapshot.id,
+          etag: result.etag,
+          last_modified: result.lastModified,
+          ...successState(fetchedAt),
+        });
+      return { kind: "changed" as const, snapshotId: snapshot.id, events };
+    });
+  }
+
+  /**
+   * Re-extracts every snapshot of the competitor's sources with the current extractor and re-derives diffs and
+   * events. Idempotent: events are unique per (diff, subject), so a second run creates nothing new.
+   */
+  async reanalyzeCompetitor(competitorId: string): Promise<number> {
+    const { knex } = this.deps;
+    const sources: SourceRow[] = await this.sourceQuery().where("s.competitor_id", competitorId);
+    let created = 0;
+    for (const source of sources) {
+      created += await knex.transaction(async (trx) => {
+        const snapshots: SnapshotRow[] = await trx("snapshots")
+          .where({ source_id: source.id })
+          .orderBy("fetched_at")
+          .orderBy("id");
+        let pending: Pending<ChangeOrigin>[] = [];
+        let inserted = 0;
+        let before: { id: string; extraction: Extraction } | null = null;
+        for (const snapshot of snapshots) {
+          const extraction = extract(snapshot.body, {
+            url: snapshot.final_url,
+            contentType: snapshot.content_type,
+            fetchMethod: source.fetch_method,
+          });
+          await trx("snapshots")
+            .where({ id: snapshot.id })
+            .update({ extraction: JSON.stringify(extraction), extractor_version: EXTRACTOR_VERSION });
+          let drafts: EventDraft[] = [];
+          let origin: ChangeOrigin | null = null;
+          if (before) {
+            const diff = diffExtractions(before.extraction, extraction);
+            if (!isEmptyDiff(diff)) {
+              origin = {
+                diffId: await upsertDiff(trx, source, before.id, snapshot.id, diff),
+                observedAt: snapshot.fetched_at,
+              };
+              drafts = classify(diff, {
+                competitorName: source.competitor_name,
+                sourceType: source.source_type,
+                sourceUrl: source.url,
+              });
+            }
+          }
+          const resolution = resolveDrafts(pending, drafts);
+          for (const waiting of resolution.confirmed)
+            inserted += await this.insertEvent(trx, source, waiting.draft, waiting.origin);
+          for (const draft of resolution.emit) inserted += await this.insertEvent(trx, source, draft, origin!);
+          pending = pending
+            .filter((p) => !resolution.settled.includes(p.subject))
+            .concat(resolution.wait.map((draft) => toPending(draft, origin!)));
+          before = { id: snapshot.id, extraction };
+        }
+        // What still waits at the end waits for the next live fetch.
+        await trx("pending_changes").where({ source_id: source.id }).delete();
+        for (const waiting of pending) await insertPending(trx, source.id, waiting);
+        return inserted;
+      });
+    }
+    return created;
+  }
+
+  /** Applies flap damping to the drafts of a new diff (or to none) and stores the resulting events. */
+  private async applyDrafts(
+    trx: Knex.Transaction,
+    source: SourceRow,
+    drafts: EventDraft[],
+    origin: ChangeOrigin | null,
+  ): Promise<number> {
+    const rows = await trx("pending_changes").where({ source_id: source.id }).forUpdate();
+    const pending: Pending<ChangeOrigin>[] = rows.map((row) => ({
+      subject: row.subject,
+      before_state: row.before_state,
+      after_state: row.after_state,
+      draft: row.draft,
+      origin: { diffId: row.diff_id, observedAt: row.observed_at },
+    }));
+    const resolution = resolveDrafts(pending, drafts);
+    let inserted = 0;
+    for (const waiting of resolution.confirmed)
+      inserted += await this.insertEvent(trx, source, waiting.draft, waiting.origin);
+    for (const draft of resolution.emit) inserted += await this.insertEvent(trx, source, draft, origin!);
+    if (resolution.settled.length > 0) {
+      await trx("pending_changes").where({ source_id: source.id }).whereIn("subject", resolution.settled).delete();
+    }
+    for (const draft of resolution.wait) await insertPending(trx, source.id, toPending(draft, origin!));
+    return inserted;
+  }
+
+  /** Stores one event with its evidence and queues its delivery, in the caller's transaction. Returns 1 if new. */
+  private async insertEvent(
+    trx: Knex.Transaction,
+    source: SourceRow,
+    draft: EventDraft,
+    origin: ChangeOrigin,
+  ): Promise<number> {
+    const [event] = await trx("events")
+      .insert({
+        workspace_id: source.workspace_id,
+        competitor_id: source.competitor_id,
+        source_id: source.id,
+        diff_id: origin.diffId,
+        event_type: draft.event_type,
+        severity: draft.severity,
+        title: draft.title,
+        summary: draft.summary,
+        impact_summary: draft.impact_summary,
+        confidence_score: draft.confidence_score,
+        confidence_reasoning: draft.confidence_reasoning,
+        is_inferred: draft.is_inferred,
+        tags_json: JSON.stringify(draft.tags),
+        subject: draft.subject,
+        observed_at: origin.observedAt,
+        detected_at: trx.fn.now(),
+      })
+      .onConflict(["diff_id", "subject"])
+      .ignore()
+      .returning("id");
+    if (!event) return 0;
+    if (draft.evidence.length > 0) {
+      await trx("evidence").insert(
+        draft.evidence.map((evidence) => ({
+          event_id: event.id,
+          evidence_type: evidence.evidence_type,
+          title: evidence.title,
+          excerpt: evidence.excerpt,
+          source_url: source.url,
+          metadata_json: JSON.stringify(evidence.metadata),
+        })),
+      );
+    }
+    // Handed to delivery (alerts, webhooks, CRM) in the same transaction: committed together or not at all.
+    await this.deps.jobs.send(QUEUES.eventCreated.name, { event_id: event.id }, {}, trx);
+    return 1;
+  }
+
+  private async recordUnchanged(source: SourceRow, fetchedAt: Date, etag: string | null, lastModified: string | null) {
+    return this.deps.knex.transaction(async (trx) => {
+      const events = await this.applyDrafts(trx, source, [], null);
+      await trx("sources")
+        .where({ id: source.id })
+        .update({
+          etag: etag ?? source.etag,
+          last_modified: lastModified ?? source.last_modified,
+          ...successState(fetchedAt),
+        });
+      return events;
+    });
+  }
+
+  private async recordFailure(sourceId: string, message: string, fetchedAt: Date): Promise<void> {
+    await this.deps
+      .knex("sources")
+      .where({ id: sourceId })
+      .update({
+        error_message: message,
+        last_error_at: fetchedAt,
+        last_fetched_at: fetchedAt,
+        consecutive_failures: this.deps.knex.raw("consecutive_failures + 1"),
+        updated_at: fetchedAt,
+      });
+    this.deps.log.info({ source: sourceId, error: message }, "source fetch failed");
+  }
+
+  /** A stored extraction, re-extracted when it was made by an older extractor (so diffs compare like with like). */
+  private currentExtraction(snapshot: SnapshotRow, fetchMethod: "http" | "rss"): Extraction {
+    if (snapshot.extractor_version === EXTRACTOR_VERSION) return snapshot.extraction;
+    return extract(snapshot.body, { url: snapshot.final_url, contentType: snapshot.content_type, fetchMethod });
+  }
+
+  private sourceQuery() {
+    return this.deps
+      .knex("sources as s")
+      .join("competitors as c", "c.id", "s.competitor_id")
+      .select(
+        "s.id",
+        "s.workspace_id",
+        "s.competitor_id",
+        "c.name as competitor_name",
+        "s.url",
+        "s.source_type",
+        "s.fetch_method",
+        "s.etag",
+        "s.last_modified",
+        "s.last_snapshot_id",
+        "s.fetch_job_id",
+      );
+  }
+
+  private async loadSource(sourceId: string): Promise<SourceRow | undefined> {
+    return this.sourceQuery().where("s.id", sourceId).first();
+  }
+
+  private async loadSnapshot(snapshotId: string): Promise<SnapshotRow | undefined> {
+    return this.deps.knex("snapshots").where({ id: snapshotId }).first();
+  }
+}
+
+function successState(fetchedAt: Date) {
+  return {
+    last_fetched_at: fetchedAt,
+    last_success_at: fetchedAt,
+    // `last_error_at` stays: it is when the last fetch failed, history rather than state.
+    error_message: null,
+    consecutive_failures: 0,
+    updated_at: fetchedAt,
+  };
+}
+
+async function upsertDiff(
+  trx: Knex.Transaction,
+  source: SourceRow,
+  beforeId: string,
+  afterId: string,
+  diff: unknown,
+): Promise<string> {
+  const [row] = await trx("diffs")
+    .insert({
+      source_id: source.id,
+      workspace_id: source.workspace_id,
+      before_snapshot_id: beforeId,
+      after_snapshot_id: afterId,
+      diff_json: JSON.stringify(diff),
+    })
+    .onConflict(["before_snapshot_id", "after_snapshot_id"])
+    .merge(["diff_json"])
+    .returning("id");
+  return row.id;
+}
+
+function toPending(draft: EventDraft, origin: ChangeOrigin): Pending<ChangeOrigin> {
+  return { subject: draft.subject, before_state: draft.before_state, after_state: draft.after_state, draft, origin };
+}
+
+async function insertPending(trx: Knex.Transaction, sourceId: string, pending: Pending<ChangeOrigin>): Promise<void> {
+  await trx("pending_changes")
+    .insert({
+      source_id: sourceId,
+      diff_id: pending.origin.diffId,
+      subject: pending.subject,
+      before_state: pending.before_state,
+      after_state: pending.after_state,
+      draft: JSON.stringify(pending.draft),
+      observed_at: pending.origin.observedAt,
+    })
+    .onConflict(["source_id", "subject"])
+    .merge();
+}

@@ -1,0 +1,135 @@
+/**
+ * The events feed and event detail. The list is the hottest query of the API, so Postgres builds the JSON array
+ * itself and Node forwards the text (STACK-NOTES.md: JSON building in Node was the bottleneck).
+ */
+import type { Knex } from "knex";
+import { isoTimestamp, likeLiteral } from "../db/sql.js";
+import { notFound } from "../http/errors.js";
+import type { AuthContext } from "../http/handler.js";
+import { limitsOf } from "../workspaces/plans.js";
+
+export interface EventFilters {
+  competitor_id?: string;
+  event_type?: string;
+  severity?: string;
+  min_confidence?: number;
+  search?: string;
+  since?: string;
+  offset?: number;
+  limit?: number;
+}
+
+/** The EventResponse fields, built in SQL from alias `e`. */
+export const EVENT_JSON = `json_build_object(
+  'id', e.id, 'competitor_id', e.competitor_id, 'source_id', e.source_id, 'diff_id', e.diff_id,
+  'event_type', e.event_type, 'severity', e.severity, 'status', e.status, 'title', e.title, 'summary', e.summary,
+  'impact_summary', e.impact_summary, 'confidence_score', e.confidence_score,
+  'confidence_reasoning', e.confidence_reasoning, 'is_inferred', e.is_inferred, 'tags_json', e.tags_json,
+  'observed_at', ${isoTimestamp("e.observed_at")}, 'detected_at', ${isoTimestamp("e.detected_at")},
+  'created_at', ${isoTimestamp("e.created_at")})`;
+
+export class EventService {
+  constructor(
+    private readonly knex: Knex,
+    private readonly caller: AuthContext,
+  ) {}
+
+  /** Days of history the caller's plan shows (DESIGN.md §3: events older than `history_days` are not listed). */
+  private get historyDays(): number {
+    return limitsOf(this.caller.plan).history_days;
+  }
+
+  /** The page of events as a JSON array text, newest first. */
+  async listJson(filters: EventFilters): Promise<string> {
+    const conditions = ["e.workspace_id = ?", "e.detected_at >= now() - make_interval(days => ?)"];
+    const bindings: unknown[] = [this.caller.workspaceId, this.historyDays];
+    if (filters.competitor_id) {
+      conditions.push("e.competitor_id = ?");
+      bindings.push(filters.competitor_id);
+    }
+    if (filters.event_type) {
+      conditions.push("e.event_type = ?");
+      bindings.push(filters.event_type);
+    }
+    if (filters.severity) {
+      conditions.push("e.severity = ?");
+      bindings.push(filters.severity);
+    }
+    if (filters.min_confidence !== undefined) {
+      conditions.push("e.confidence_score >= ?");
+      bindings.push(filters.min_confidence);
+    }
+    if (filters.search) {
+      conditions.push("(e.title ILIKE ? OR e.summary ILIKE ?)");
+      const pattern = `%${likeLiteral(filters.search)}%`;
+      bindings.push(pattern, pattern);
+    }
+    if (filters.since) {
+      conditions.push("e.detected_at >= ?");
+      bindings.push(filters.since);
+    }
+    bindings.push(filters.limit ?? 50, filters.offset ?? 0);
+    const { rows } = await this.knex.raw(
+      `SELECT coalesce(json_agg(page.event ORDER BY page.detected_at DESC, page.id DESC), '[]')::text AS json
+       FROM (SELECT ${EVENT_JSON} AS event, e.detected_at, e.id FROM events e
+             WHERE ${conditions.join(" AND ")}
+             ORDER BY e.detected_at DESC, e.id DESC LIMIT ? OFFSET ?) page`,
+      bindings as Knex.RawBinding[],
+    );
+    return rows[0].json as string;
+  }
+
+  /** One event with its competitor name, diff, evidence and source URL, as JSON text. */
+  async detailJson(eventId: string): Promise<string> {
+    const { rows } = await this.knex.raw(
+      `SELECT json_build_object(
+         'competitor_name', c.name,
+         'diff_json', d.diff_json,
+         'event', ${EVENT_JSON},
+         'evidence', coalesce((SELECT json_agg(json_build_object(
+             'id', v.id, 'evidence_type', v.evidence_type, 'title', v.title, 'excerpt', v.excerpt,
+             'source_url', v.source_url, 'asset_object_key', v.asset_object_key, 'metadata_json', v.metadata_json,
+             'created_at', ${isoTimestamp("v.created_at")}) ORDER BY v.created_at, v.id)
+           FROM evidence v WHERE v.event_id = e.id), '[]'::json),
+         'source_url', s.url)::text AS json
+       FROM events e
+       LEFT JOIN competitors c ON c.id = e.competitor_id
+       LEFT JOIN sources s ON s.id = e.source_id
+       LEFT JOIN diffs d ON d.id = e.diff_id
+       WHERE e.id = ? AND e.workspace_id = ? AND e.detected_at >= now() - make_interval(days => ?)`,
+      [eventId, this.caller.workspaceId, this.historyDays],
+    );
+    if (rows.length === 0) throw notFound("Event");
+    return rows[0].json as string;
+  }
+
+  async setStatus(eventId: string, status: string): Promise<{ id: string; status: string }> {
+    const [row] = await this.knex("events")
+      .where({ id: eventId, workspace_id: this.caller.workspaceId })
+      .update({ status })
+      .returning(["id", "status"]);
+    if (!row) throw notFound("Event");
+    return row;
+  }
+
+  /** Markers per competitor over the window; every competitor is a key, with `[]` when it had no events. */
+  async activity(
+    days: number,
+  ): Promise<{ competitors: Record<string, { detected_at: string; severity: string }[]>; days: number }> {
+    const window = Math.min(days, this.historyDays);
+    const { rows } = await this.knex.raw(
+      `SELECT coalesce(json_object_agg(c.id, coalesce(m.markers, '[]'::json)), '{}'::json) AS competitors
+       FROM competitors c
+       LEFT JOIN LATERAL (
+         SELECT json_agg(json_build_object('detected_at', ${isoTimestamp("e.detected_at")}, 'severity', e.severity)
+                         ORDER BY e.detected_at, e.id) AS markers
+         FROM events e
+         WHERE e.competitor_id = c.id AND e.workspace_id = c.workspace_id
+           AND e.detected_at >= now() - make_interval(days => ?)
+       ) m ON true
+       WHERE c.workspace_id = ?`,
+      [window, this.caller.workspaceId],
+    );
+    return { competitors: rows[0].competitors, days };
+  }
+}

@@ -1,0 +1,298 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { extract } from "../../src/detection/extract/index.js";
+import { parsePrice } from "../../src/detection/extract/pricing.js";
+import type { PricingPlan } from "../../src/detection/types.js";
+
+const fixture = (name: string): string => readFileSync(new URL(`../fixtures/sites/${name}`, import.meta.url), "utf8");
+const html = (body: string, url = "https://www.heliolytics.io/pricing") =>
+  extract(body, { url, contentType: "text/html; charset=utf-8", fetchMethod: "http" });
+/** The fields the issue fixes, in page order. */
+const summary = (plans: PricingPlan[]) =>
+  plans.map(({ name, amount, currency, period, is_free, origin }) => ({
+    name,
+    amount,
+    currency,
+    period,
+    is_free,
+    origin,
+  }));
+
+describe("pricing plans from plan cards", () => {
+  it("reads the three cards of pricing-v1 with names, amounts, currency, period and features", () => {
+    const { pricing } = html(fixture("pricing-v1.html"));
+    expect(pricing).toEqual([
+      {
+        key: "free",
+        name: "Free",
+        amount: 0,
+        currency: "USD",
+        period: "month",
+        is_free: true,
+        origin: "card",
+        features: ["Up to 10,000 events per month", "1 project", "7-day data retention", "Community support"],
+      },
+      {
+        key: "pro",
+        name: "Pro",
+        amount: 49,
+        currency: "USD",
+        period: "month",
+        is_free: false,
+        origin: "card",
+        features: [
+          "Up to 1M events per month",
+          "Unlimited projects",
+          "12-month data retention",
+          "Funnels, retention and paths",
+          "Email support",
+        ],
+      },
+      {
+        key: "business",
+        name: "Business",
+        amount: 99,
+        currency: "USD",
+        period: "month",
+        is_free: false,
+        origin: "card",
+        features: [
+          "Up to 10M events per month",
+          "Everything in Pro",
+          "SAML SSO and audit log",
+          "Data warehouse sync",
+          "Priority support with 4-hour response",
+        ],
+      },
+    ]);
+  });
+
+  it("sees Pro raised to $59, Free gone and an Enterprise card without a price in pricing-v2", () => {
+    const { pricing } = html(fixture("pricing-v2.html"));
+    expect(summary(pricing)).toEqual([
+      { name: "Pro", amount: 59, currency: "USD", period: "month", is_free: false, origin: "card" },
+      { name: "Business", amount: 99, currency: "USD", period: "month", is_free: false, origin: "card" },
+      { name: "Enterprise", amount: null, currency: null, period: null, is_free: false, origin: "card" },
+    ]);
+    expect(pricing.find((plan) => plan.key === "enterprise")?.features).toEqual([
+      "Unlimited events",
+      "Everything in Business",
+      "Dedicated infrastructure and EU data residency",
+      "99.99% uptime SLA",
+      "Named customer success manager",
+    ]);
+  });
+
+  it("does not read the comparison table, FAQ prices or the 'Most popular' badge as plans", () => {
+    const { pricing } = html(fixture("pricing-v1.html"));
+    expect(pricing.map((plan) => plan.key)).toEqual(["free", "pro", "business"]);
+  });
+
+  it("finds sibling cards without any plan-like class names", () => {
+    const { pricing } = html(`
+      <main><h1>Plans</h1>
+        <div class="row">
+          <div class="col"><h4>Basic</h4><p>$9 per month</p><ul><li>1 user</li></ul></div>
+          <div class="col"><h4>Plus</h4><p>$19 per month</p><ul><li>5 users</li></ul></div>
+        </div></main>`);
+    expect(pricing).toEqual([
+      {
+        key: "basic",
+        name: "Basic",
+        amount: 9,
+        currency: "USD",
+        period: "month",
+        is_free: false,
+        origin: "card",
+        features: ["1 user"],
+      },
+      {
+        key: "plus",
+        name: "Plus",
+        amount: 19,
+        currency: "USD",
+        period: "month",
+        is_free: false,
+        origin: "card",
+        features: ["5 users"],
+      },
+    ]);
+  });
+
+  it("combines a split price (symbol, amount, period in separate spans) and ignores badges in the name", () => {
+    const { pricing } = html(`
+      <section class="pricing">
+        <div class="tier"><h3>Team <span class="badge">Popular</span></h3>
+          <div class="price"><span class="currency">€</span><span class="amount">1.299,00</span></div>
+          <div class="price-note">per year, billed annually</div></div>
+        <div class="tier"><h3>Solo</h3><div class="price">Free</div></div>
+      </section>`);
+    expect(summary(pricing)).toEqual([
+      { name: "Team", amount: 1299, currency: "EUR", period: "year", is_free: false, origin: "card" },
+      { name: "Solo", amount: 0, currency: null, period: null, is_free: true, origin: "card" },
+    ]);
+  });
+});
+
+describe("pricing plans from JSON-LD", () => {
+  it("reads Product offers with priceSpecification, billing durations and a priceless Enterprise offer", () => {
+    const { pricing } = html(fixture("pricing-jsonld.html"), "https://relaywise.com/pricing");
+    expect(pricing).toEqual([
+      {
+        key: "hobby",
+        name: "Hobby",
+        amount: 0,
+        currency: "USD",
+        period: null,
+        is_free: true,
+        origin: "jsonld",
+        features: [],
+      },
+      {
+        key: "starter",
+        name: "Starter",
+        amount: 20,
+        currency: "USD",
+        period: "month",
+        is_free: false,
+        origin: "jsonld",
+        features: [],
+      },
+      {
+        key: "scale",
+        name: "Scale",
+        amount: 1188,
+        currency: "USD",
+        period: "year",
+        is_free: false,
+        origin: "jsonld",
+        features: [],
+      },
+      {
+        key: "scale eu",
+        name: "Scale EU",
+        amount: 99.9,
+        currency: "EUR",
+        period: "month",
+        is_free: false,
+        origin: "jsonld",
+        features: [],
+      },
+      {
+        key: "enterprise",
+        name: "Enterprise",
+        amount: null,
+        currency: null,
+        period: null,
+        is_free: false,
+        origin: "jsonld",
+        features: [],
+      },
+    ]);
+  });
+
+  it("reads an AggregateOffer without nested offers and follows @id references", () => {
+    const { pricing } = html(`
+      <script type="application/ld+json">[
+        {"@context":"https://schema.org","@type":"SoftwareApplication","name":"Acme CLI",
+         "offers":{"@type":"AggregateOffer","lowPrice":"19.00","highPrice":"99.00","priceCurrency":"gbp"}},
+        {"@type":"http://schema.org/Product","name":"Acme Cloud","offers":{"@id":"#cloud-offer"}},
+        {"@type":"Offer","@id":"#cloud-offer","name":"Cloud","price":49,"priceCurrency":"USD",
+         "priceSpecification":{"@type":"UnitPriceSpecification","price":49,"priceCurrency":"USD","unitText":"MONTH"}}
+      ]</script>`);
+    expect(summary(pricing)).toEqual([
+      { name: "Acme CLI", amount: 19, currency: "GBP", period: null, is_free: false, origin: "jsonld" },
+      { name: "Cloud", amount: 49, currency: "USD", period: "month", is_free: false, origin: "jsonld" },
+    ]);
+  });
+
+  it("skips an invalid JSON-LD block, repairs a trailing comma and still reads the cards", () => {
+    const { pricing } = html(`
+      <script type="application/ld+json">{"@type": "Product", "offers": [</script>
+      <script type="application/ld+json">{"@type":"Product","name":"Pro","offers":{"@type":"Offer","price":"59","priceCurrency":"USD",},}</script>
+      <div class="plans">
+        <div class="plan"><h3>Pro</h3><p class="price">$49/mo</p><ul><li>Unlimited seats</li></ul></div>
+        <div class="plan"><h3>Enterprise</h3><a class="btn" href="/sales">Contact sales</a></div>
+      </div>`);
+    expect(pricing).toEqual([
+      {
+        key: "pro",
+        name: "Pro",
+        amount: 59,
+        currency: "USD",
+        period: null,
+        is_free: false,
+        origin: "jsonld",
+        // JSON-LD wins on the price; the card of the same plan lends its feature list.
+        features: ["Unlimited seats"],
+      },
+      {
+        key: "enterprise",
+        name: "Enterprise",
+        amount: null,
+        currency: null,
+        period: null,
+        is_free: false,
+        origin: "card",
+        features: [],
+      },
+    ]);
+  });
+});
+
+describe("pricing plans from loose price tokens", () => {
+  it("names a price after the heading above it when no card or JSON-LD exists", () => {
+    const { pricing } = html(`
+      <article>
+        <h2>Starter</h2><p>Everything a small team needs to get going.</p><p><strong>$19/month</strong></p>
+        <h2>Team</h2><p>For departments.</p><p>€1.299,00 per year</p>
+        <h2>Pro — US$49 /user/month</h2><p>Our most complete plan.</p>
+      </article>`);
+    expect(summary(pricing)).toEqual([
+      { name: "Starter", amount: 19, currency: "USD", period: "month", is_free: false, origin: "token" },
+      { name: "Team", amount: 1299, currency: "EUR", period: "year", is_free: false, origin: "token" },
+      { name: "Pro", amount: 49, currency: "USD", period: "month", is_free: false, origin: "token" },
+    ]);
+  });
+
+  it("finds no plans on a changelog that mentions $8/month or a homepage that mentions $40M", () => {
+    expect(html(fixture("changelog-v1.html")).pricing).toEqual([]);
+    expect(html(fixture("homepage.html")).pricing).toEqual([]);
+    expect(html(fixture("careers-v1.html")).pricing).toEqual([]);
+  });
+});
+
+describe("price tokens", () => {
+  it.each([
+    ["$49", 49, "USD", null, false],
+    ["$49.99/mo", 49.99, "USD", "month", false],
+    ["US$49 /user/month", 49, "USD", "month", false],
+    ["€1.299,00 per year", 1299, "EUR", "year", false],
+    ["£12 a month", 12, "GBP", "month", false],
+    ["49 USD monthly", 49, "USD", "month", false],
+    ["$490 per year", 490, "USD", "year", false],
+    ["$41/mo billed annually", 41, "USD", "month", false],
+    ["$490 billed annually", 490, "USD", "year", false],
+    ["CHF 1'299.00 one-time", 1299, "CHF", "one_time", false],
+    ["A$29 per seat per month", 29, "AUD", "month", false],
+    ["¥9,800 / month", 9800, "JPY", "month", false],
+    ["$1,299", 1299, "USD", null, false],
+    ["$0", 0, "USD", null, true],
+    ["Free", 0, null, null, true],
+    ["Contact us", null, null, null, false],
+    ["Custom", null, null, null, false],
+    ["Talk to sales", null, null, null, false],
+  ])("reads %j", (text, amount, currency, period, isFree) => {
+    expect(parsePrice(text)).toEqual({ amount, currency, period, isFree });
+  });
+
+  it("does not read amounts with a magnitude or without a currency as prices", () => {
+    expect(parsePrice("We raised $40M in our Series B")).toBeNull();
+    expect(parsePrice("Up to 10,000 events")).toBeNull();
+  });
+
+  it("keeps amounts free of float noise", () => {
+    expect(parsePrice("$1,298.99")?.amount).toBe(1298.99);
+    expect(parsePrice("€0,10")?.amount).toBe(0.1);
+  });
+});
