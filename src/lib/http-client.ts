@@ -33,6 +33,11 @@ export interface HttpClientOptions {
   timeoutMs?: number;
   /** Default 5. */
   maxRedirects?: number;
+  /**
+   * Whole-exchange deadline (all redirect hops and the body), default 60 000: the idle timeouts alone let a server
+   * trickling one byte every few seconds hold a fetch for ever.
+   */
+  totalTimeoutMs?: number;
   /** DNS override for tests; default dns.promises.lookup(hostname, { all: true }). */
   lookup?: (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
   /** Hostnames exempt from the private-address check (operator escape hatch; lets tests make a "public" first hop). */
@@ -121,6 +126,7 @@ const DEFAULT_USER_AGENT = "RivalscopeBot/0.1 (+https://rivalscope.example/bot)"
 const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 20_000;
+const DEFAULT_TOTAL_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_REDIRECTS = 5;
 const DEFAULT_PAGE_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 const ACCEPT_ENCODING = "gzip, deflate, br";
@@ -147,6 +153,8 @@ interface Exchange {
   headers: Record<string, string>;
   body?: string;
   timeoutMs: number;
+  /** Aborts the exchange when the whole-request deadline passes. */
+  deadline: AbortSignal;
 }
 
 class UndiciHttpClient implements HttpClient {
@@ -156,6 +164,7 @@ class UndiciHttpClient implements HttpClient {
   private readonly maxBytes: number;
   private readonly connectTimeoutMs: number;
   private readonly timeoutMs: number;
+  private readonly totalTimeoutMs: number;
   private readonly maxRedirects: number;
 
   constructor(options: HttpClientOptions) {
@@ -163,6 +172,7 @@ class UndiciHttpClient implements HttpClient {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.totalTimeoutMs = options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS;
     this.maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
     this.policy = {
       checkAddresses: !options.allowPrivateTargets,
@@ -192,9 +202,10 @@ class UndiciHttpClient implements HttpClient {
     if (options.etag) headers["if-none-match"] = options.etag;
     if (options.lastModified) headers["if-modified-since"] = options.lastModified;
     const redirects: string[] = [];
+    const deadline = AbortSignal.timeout(this.totalTimeoutMs);
 
     for (;;) {
-      const response = await this.dispatch({ url, method: "GET", headers, timeoutMs: this.timeoutMs });
+      const response = await this.dispatch({ url, method: "GET", headers, timeoutMs: this.timeoutMs, deadline });
       const location = response.headers.location;
       if (REDIRECT_STATUSES.has(response.statusCode) && location !== undefined) {
         await drain(response.body);
@@ -240,7 +251,7 @@ class UndiciHttpClient implements HttpClient {
         });
       }
 
-      const bytes = await this.readBody(response, url, this.timeoutMs);
+      const bytes = await this.readBody(response, url, this.timeoutMs, deadline);
       return {
         url: url.href,
         status: response.statusCode,
@@ -266,9 +277,10 @@ class UndiciHttpClient implements HttpClient {
 
     // No redirect handling at all: a webhook or API answering 3xx gets that status reported, never followed (a
     // redirect would replay a signed POST to a host the customer did not configure).
-    const response = await this.dispatch({ url, method: init.method, headers, body: init.body, timeoutMs });
+    const deadline = AbortSignal.timeout(Math.max(timeoutMs, this.totalTimeoutMs));
+    const response = await this.dispatch({ url, method: init.method, headers, body: init.body, timeoutMs, deadline });
     const responseHeaders = flattenHeaders(response.headers);
-    const bytes = await this.readBody(response, url, timeoutMs);
+    const bytes = await this.readBody(response, url, timeoutMs, deadline);
     return {
       status: response.statusCode,
       headers: responseHeaders,
@@ -294,14 +306,20 @@ class UndiciHttpClient implements HttpClient {
         body: exchange.body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
+        signal: exchange.deadline,
       });
     } catch (error) {
-      throw this.toFetchError(error, url, timeoutMs);
+      throw this.toFetchError(error, url, timeoutMs, exchange.deadline);
     }
   }
 
   /** Reads the body, decompressing it, and aborts the transfer as soon as either size passes maxBytes. */
-  private async readBody(response: Dispatcher.ResponseData, url: URL, timeoutMs: number): Promise<Buffer> {
+  private async readBody(
+    response: Dispatcher.ResponseData,
+    url: URL,
+    timeoutMs: number,
+    deadline: AbortSignal,
+  ): Promise<Buffer> {
     const tooLarge = () => new FetchError("too_large", `response larger than ${formatSize(this.maxBytes)}`);
     const declared = Number(response.headers["content-length"]);
     if (Number.isFinite(declared) && declared > this.maxBytes) {
@@ -342,13 +360,16 @@ class UndiciHttpClient implements HttpClient {
       if (isZlibError(error)) {
         throw new FetchError("network", `could not decompress the response from ${hostLabel(url)}`, { cause: error });
       }
-      throw this.toFetchError(error, url, timeoutMs);
+      throw this.toFetchError(error, url, timeoutMs, deadline);
     }
     return Buffer.concat(chunks, total);
   }
 
-  private toFetchError(error: unknown, url: URL, timeoutMs: number): FetchError {
+  private toFetchError(error: unknown, url: URL, timeoutMs: number, deadline?: AbortSignal): FetchError {
     if (error instanceof FetchError) return error;
+    if (deadline?.aborted) {
+      return new FetchError("timeout", `timed out after ${formatSeconds(this.totalTimeoutMs)}`, { cause: error });
+    }
     const host = hostLabel(url);
     const chain = errorChain(error);
     const blocked = chain.find((e): e is BlockedTargetError => e instanceof BlockedTargetError);

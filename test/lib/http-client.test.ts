@@ -193,6 +193,13 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
       res.on("close", () => clearTimeout(timer));
       return;
     }
+    case "/trickle": {
+      // One byte every 100 ms, for ever: never idle long enough for the idle timeout.
+      res.writeHead(200, { "content-type": "text/plain" });
+      const timer = setInterval(() => res.write("."), 100);
+      res.on("close", () => clearInterval(timer));
+      return;
+    }
     case "/etag":
       if (req.headers["if-none-match"] === '"v1"') return send(res, 304, { etag: '"v1"' });
       return send(
@@ -605,6 +612,13 @@ describe("timeouts", () => {
     const error = await failure(hanging.fetchPage("http://hangs.test/"));
     expect(error.kind).toBe("timeout");
     expect(error.message).toBe("timed out after 0.2 s");
+  });
+
+  it("bounds the whole exchange, so a trickling body cannot hold a fetch for ever", async () => {
+    const error = await failure(client({ timeoutMs: 300, totalTimeoutMs: 600 }).fetchPage(`${base}/trickle`));
+    expect(error.kind).toBe("timeout");
+    expect(error.message).toBe("timed out after 0.6 s");
+    expect(error.retryable).toBe(true);
   });
 
   it("uses the per-call timeout of send()", async () => {

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FetchScheduler } from "../../src/detection/scheduler.js";
+import { createCompetitor, createWorkspace } from "../setup/factories.js";
+import { startTestApp, type TestApp } from "../setup/test-app.js";
+
+let app: TestApp;
+let scheduler: FetchScheduler;
+beforeAll(async () => {
+  // API role: no worker picks the jobs up, so the queue can be inspected as the scheduler left it.
+  app = await startTestApp({ ROLE: "api" });
+  const { knex, jobs, log } = app.service.services;
+  scheduler = new FetchScheduler({ knex, jobs, log }, 60);
+});
+afterAll(async () => app?.stop());
+
+async function source(competitorId: string, workspaceId: string, url: string, fields: Record<string, unknown> = {}) {
+  const [row] = await app.service.services
+    .knex("sources")
+    .insert({
+      competitor_id: competitorId,
+      workspace_id: workspaceId,
+      url,
+      normalized_url: url,
+      source_type: "pricing",
+      ...fields,
+    })
+    .returning("id");
+  return row.id as string;
+}
+
+const queued = (sourceId: string) =>
+  app.service.services
+    .knex("pgboss.job")
+    .where({ name: "source-fetch" })
+    .whereRaw("data->>'source_id' = ?", [sourceId]);
+
+describe("the fetch scheduler", () => {
+  it("enqueues due active sources once, spaces one host's sources apart, and skips the rest", async () => {
+    const member = await createWorkspace(app);
+    const competitor = await createCompetitor(app, member);
+    const knex = app.service.services.knex;
+    const never = await source(competitor.id, member.workspaceId, "https://acme.test/pricing");
+    const sameHost = await source(competitor.id, member.workspaceId, "https://acme.test/careers");
+    const overdue = await source(competitor.id, member.workspaceId, "https://other.test/", {
+      last_fetched_at: new Date(Date.now() - 2 * 86400_000),
+    });
+    const fresh = await source(competitor.id, member.workspaceId, "https://fresh.test/", {
+      last_fetched_at: new Date(),
+    });
+    const paused = await source(competitor.id, member.workspaceId, "https://paused.test/", { is_active: false });
+
+    expect(await scheduler.tick({ force: true })).toBeGreaterThanOrEqual(3);
+    for (const id of [never, sameHost, overdue]) expect(await queued(id), id).toHaveLength(1);
+    for (const id of [fresh, paused]) expect(await queued(id), id).toHaveLength(0);
+
+    const [a] = await queued(never);
+    const [b] = await queued(sameHost);
+    const gap = Math.abs(new Date(a.start_after).getTime() - new Date(b.start_after).getTime()) / 1000;
+    expect(gap).toBeGreaterThanOrEqual(1); // HOST_SPACING_SECONDS (2) minus the jitter (≤ 1)
+    const row = await knex("sources").where({ id: never }).first();
+    expect(row.fetch_job_id).toBe(a.id);
+
+    // Already queued: a second tick adds nothing for them.
+    await scheduler.tick({ force: true });
+    for (const id of [never, sameHost, overdue]) expect(await queued(id)).toHaveLength(1);
+  });
+
+  it("lets one tick per interval through, whatever the number of callers", async () => {
+    const results = await Promise.all([scheduler.tick(), scheduler.tick(), scheduler.tick()]);
+    expect(results.filter((n) => n > 0).length).toBeLessThanOrEqual(1);
+    const state = await app.service.services.knex("scheduler_state").where({ id: 1 }).first();
+    expect(state.last_tick_at).not.toBeNull();
+  });
+
+  it("re-queues a source whose queued fetch was lost", async () => {
+    const member = await createWorkspace(app);
+    const competitor = await createCompetitor(app, member);
+    const lost = await source(competitor.id, member.workspaceId, "https://lost.test/", {
+      fetch_job_id: "00000000-0000-4000-8000-00000000dead",
+      fetch_queued_at: new Date(Date.now() - 2 * 3600_000),
+    });
+    await scheduler.tick({ force: true });
+    expect(await queued(lost)).toHaveLength(1);
+  });
+});
