@@ -446,7 +446,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Discovers candidate sources from the competitor's website (links to pricing, careers, blog, changelog, docs and press pages, RSS autodiscovery, sitemap.xml) and starts tracking those not tracked yet. Returns the sources created. */
+        /**
+         * @description Discovers candidate sources from the competitor's website (links to pricing, careers, blog, changelog, docs and
+         *     press pages, RSS/Atom autodiscovery, sitemap.xml) and starts tracking those not tracked yet (compared by
+         *     normalized URL): at most one per source type. Returns the sources created (an empty list when nothing new was
+         *     found). The website is read from the competitor's oldest `homepage` source, otherwise `https://<domain>/`.
+         *     Answers 422 (`loc: ["path", "competitor_id"]`) when that homepage cannot be fetched.
+         */
         post: operations["discoverCompetitorSources"];
         delete?: never;
         options?: never;
@@ -463,7 +469,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Profiles the competitor's website: homepage metadata, JSON-LD Organization, social links, and candidate sources with `verified` = reachable. */
+        /**
+         * @description Profiles the competitor's website: homepage metadata, JSON-LD Organization, social links, and candidate sources
+         *     with `verified` = reachable; the profile is stored and feeds `GET /insights`. The homepage is chosen as for
+         *     discover-sources; answers 422 (`loc: ["path", "competitor_id"]`) when it cannot be fetched.
+         */
         post: operations["profileCompetitor"];
         delete?: never;
         options?: never;

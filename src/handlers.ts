@@ -5,6 +5,7 @@
 import { adminHandlers } from "./admin/handlers.js";
 import { authHandlers } from "./auth/handlers.js";
 import { competitorHandlers } from "./competitors/handlers.js";
+import { discoveryHandlers } from "./discovery/handlers.js";
 import { docsHandlers } from "./docs/handlers.js";
 import { eventHandlers } from "./events/handlers.js";
 import { healthHandlers } from "./health/handlers.js";
@@ -17,6 +18,7 @@ const AREAS: AreaHandlers[] = [
   authHandlers,
   competitorHandlers,
   sourceHandlers,
+  discoveryHandlers,
   eventHandlers,
   insightHandlers,
   adminHandlers,

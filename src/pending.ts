@@ -6,10 +6,6 @@
 import type { OperationId } from "./http/handler.js";
 
 export const PENDING_OPERATIONS = [
-  // Detection engine (issue 3): discovery and profiling.
-  "discoverCompetitorSources",
-  "profileCompetitor",
-  "addEnrichedSources",
   // Delivery (issue 4): alert rules.
   "listAlertRules",
   "createAlertRule",

@@ -1,0 +1,397 @@
+/**
+ * Discovery and profiling of a competitor's website (issue 3): which pages are worth tracking (discover-sources,
+ * add-enriched-sources) and what the homepage says about the company (profile). Every fetch goes through the one
+ * guarded HTTP client; tenancy comes from CompetitorService and SourceService, so another workspace's competitor is a
+ * 404 (DESIGN.md §4).
+ */
+import * as cheerio from "cheerio";
+import type { Knex } from "knex";
+import type { components } from "../../generated/api-types.js";
+import { CompetitorService } from "../competitors/service.js";
+import type { Competitor, Source } from "../competitors/models.js";
+import { blockLines, bodyOf, collapse, loadHtml, truncate } from "../detection/extract/html.js";
+import { looksLikeFeed } from "../detection/extract/feed.js";
+import { ApiError, fromDatabaseError, invalid, type ValidationIssue } from "../http/errors.js";
+import type { AuthContext } from "../http/handler.js";
+import { FetchError, type FetchResult, type HttpClient } from "../lib/http-client.js";
+import { normalizeUrl } from "../sources/normalize-url.js";
+import { SourceService } from "../sources/service.js";
+import { pickCandidates, type Candidate } from "./candidates.js";
+import { SiteScope, toSourceType, type DiscoveredType, type SourceType } from "./classify.js";
+import { readHomepage, type Homepage } from "./homepage.js";
+import { parseSitemap, type Sitemap } from "./sitemap.js";
+
+type ProfileResponse = components["schemas"]["ProfileResponse"];
+type EnrichedSource = components["schemas"]["EnrichedSource"];
+type AddEnrichedSourcesResponse = components["schemas"]["AddEnrichedSourcesResponse"];
+
+/** The contract's defaults for a new source (SourceCreate); 1440 minutes is allowed on every plan. */
+const DEFAULT_FREQUENCY_MINUTES = 1440;
+/** The contract's limit on a source URL (HttpUrl). */
+const MAX_URL_LENGTH = 2048;
+/** Issue 3: "cap 500 URLs" from sitemap.xml, one level of sitemap index followed. */
+const SITEMAP_URL_CAP = 500;
+/** Child sitemaps read from an index: enough for the page sitemaps, bounded so one request stays short. */
+const SITEMAP_CHILDREN = 5;
+/** Issue 3: candidates are verified "concurrently, max 4 at a time", each with the client's normal timeouts. */
+const VERIFY_CONCURRENCY = 4;
+/** "per seat", "per user per month", "$49/mo": subscription wording (issue 3, business model). */
+const SUBSCRIPTION_WORDING = /\bper\s+(?:user|seat|member|month)\b|\/\s*(?:user|seat|mo|month)\b/i;
+
+const LABELS: Record<DiscoveredType, string> = {
+  pricing: "Pricing",
+  careers: "Careers",
+  changelog: "Changelog",
+  blog: "Blog",
+  news: "News",
+  press: "Press",
+  docs: "Docs",
+  rss: "RSS feed",
+};
+
+/** Pricing, hiring and shipping are the moves customers act on; the rest is narrative or context. */
+const RELEVANCE: Record<DiscoveredType, "high" | "medium" | "low"> = {
+  pricing: "high",
+  careers: "high",
+  changelog: "high",
+  blog: "medium",
+  news: "medium",
+  press: "medium",
+  rss: "medium",
+  docs: "low",
+};
+
+/** Kinds every competitor should have tracked; the product-news kind is covered by any of its group. */
+const KEY_KINDS: { source_type: SourceType; covered_by: SourceType[]; reason: string }[] = [
+  {
+    source_type: "pricing",
+    covered_by: ["pricing"],
+    reason: "No pricing page found on the homepage or in sitemap.xml, and none is tracked",
+  },
+  {
+    source_type: "careers",
+    covered_by: ["careers"],
+    reason: "No careers page or job board found on the homepage or in sitemap.xml, and none is tracked",
+  },
+  {
+    source_type: "changelog",
+    covered_by: ["changelog", "blog", "rss", "news"],
+    reason: "No changelog, blog or feed found on the homepage or in sitemap.xml, and none is tracked",
+  },
+];
+
+/** What one look at the website found. */
+interface Survey {
+  /** The homepage as reached (after redirects). */
+  url: string;
+  page: Homepage;
+  candidates: Candidate[];
+}
+
+interface Verification {
+  verified: boolean;
+  /** The page's `<title>` (a feed's channel title). */
+  title: string | null;
+  /** Visible text, only when asked for (the pricing page's wording). */
+  text: string | null;
+}
+
+export class DiscoveryService {
+  constructor(
+    private readonly knex: Knex,
+    private readonly caller: AuthContext,
+    private readonly http: HttpClient,
+  ) {}
+
+  /** Creates a source for each candidate whose normalized URL is not tracked yet; returns the sources created. */
+  async discover(competitorId: string): Promise<Source[]> {
+    const competitor = await new CompetitorService(this.knex, this.caller).get(competitorId);
+    const tracked = await this.tracked(competitor.id);
+    const survey = await this.survey(competitor, tracked);
+    const trackedUrls = new Set(tracked.map((source) => source.normalized_url));
+    const created: Source[] = [];
+    for (const candidate of survey.candidates) {
+      if (trackedUrls.has(candidate.normalized_url)) continue;
+      const source = await this.createSource(competitor.id, candidate.url, candidate.source_type);
+      if (source) created.push(source);
+    }
+    return created;
+  }
+
+  /** Profiles the homepage, verifies every candidate, stores the result in competitor_profiles and returns it. */
+  async profile(competitorId: string): Promise<ProfileResponse> {
+    const competitor = await new CompetitorService(this.knex, this.caller).get(competitorId);
+    const tracked = await this.tracked(competitor.id);
+    const { url, page, candidates } = await this.survey(competitor, tracked);
+    const checks = await mapLimit(candidates, VERIFY_CONCURRENCY, (candidate) =>
+      this.verify(candidate.url, candidate.source_type === "pricing"),
+    );
+
+    const enriched: EnrichedSource[] = candidates.map((candidate, i) => ({
+      url: candidate.url,
+      source_type: candidate.source_type,
+      title: truncate(candidate.text || checks[i]!.title || LABELS[candidate.source_type], 120),
+      description: describe(candidate),
+      relevance: RELEVANCE[candidate.source_type],
+      verified: checks[i]!.verified,
+    }));
+
+    const trackedUrls = new Set(tracked.map((source) => source.normalized_url));
+    const recommendations: Record<string, unknown>[] = [];
+    candidates.forEach((candidate, i) => {
+      if (!checks[i]!.verified || trackedUrls.has(candidate.normalized_url)) return;
+      recommendations.push({
+        type: "track_source",
+        source_type: candidate.source_type,
+        url: candidate.url,
+        reason: `${describe(candidate)}; reachable and not tracked yet`,
+      });
+    });
+    const knownTypes = new Set<string>([
+      ...candidates.map((candidate) => candidate.source_type),
+      ...tracked.map((source) => source.source_type),
+    ]);
+    for (const kind of KEY_KINDS) {
+      if (kind.covered_by.some((type) => knownTypes.has(type))) continue;
+      recommendations.push({ type: "missing_source_type", source_type: kind.source_type, reason: kind.reason });
+    }
+
+    const industry = page.organization?.industry ?? null;
+    const pricingIndex = candidates.findIndex((c) => c.source_type === "pricing" && c.origin !== "sitemap");
+    const subscriptionWording =
+      SUBSCRIPTION_WORDING.test(page.text) ||
+      (pricingIndex >= 0 && SUBSCRIPTION_WORDING.test(checks[pricingIndex]!.text ?? ""));
+    // Deliberately conservative (issue 3): a label only when a linked pricing page and seat/month wording agree.
+    const businessModel = pricingIndex >= 0 && subscriptionWording ? "B2B SaaS, subscription" : null;
+
+    const { industry: _industry, ...organization } = page.organization ?? { industry: null };
+    const profile = {
+      url,
+      title: page.title,
+      description: page.description,
+      og_image: page.og_image,
+      site_name: page.site_name,
+      language: page.language,
+      tagline: page.tagline,
+      organization: page.organization ? organization : null,
+      social: page.social,
+      industry,
+      business_model: businessModel,
+    };
+
+    // No external data vendor is configured in this service, so vendor_data is null (ProfileResponse docs).
+    await this.knex("competitor_profiles")
+      .insert({
+        competitor_id: competitor.id,
+        profile: JSON.stringify(profile),
+        vendor_data: null,
+        enriched_sources: JSON.stringify(enriched),
+        industry,
+        business_model: businessModel,
+        profiled_at: this.knex.fn.now(),
+      })
+      .onConflict("competitor_id")
+      .merge();
+
+    return {
+      competitor_id: competitor.id,
+      name: competitor.name,
+      domain: competitor.domain,
+      profile,
+      vendor_data: null,
+      enriched_sources: enriched,
+      recommendations,
+      website_sources: tracked.map((source) => ({
+        id: source.id,
+        url: source.url,
+        source_type: source.source_type,
+        is_active: source.is_active,
+        last_success_at: source.last_success_at ? new Date(source.last_success_at).toISOString() : null,
+      })),
+    };
+  }
+
+  /**
+   * Tracks candidates shaped like `enriched_sources` entries (DESIGN.md §7): `url` must be an http(s) URL, unknown or
+   * missing `source_type` becomes `other`, `title` and `description` are not stored. URLs already tracked, and
+   * repeats within the request, are skipped.
+   */
+  async addEnriched(competitorId: string, items: Record<string, unknown>[]): Promise<AddEnrichedSourcesResponse> {
+    const competitor = await new CompetitorService(this.knex, this.caller).get(competitorId);
+    const issues: ValidationIssue[] = [];
+    const wanted: { url: string; normalized: string; source_type: SourceType }[] = [];
+    items.forEach((item, i) => {
+      const loc = ["body", "sources", i, "url"];
+      const url = typeof item.url === "string" ? item.url.trim() : item.url;
+      if (url === undefined || url === null) {
+        issues.push({ loc, msg: "Field required", type: "missing" });
+        return;
+      }
+      const normalized = typeof url === "string" ? httpUrlOrNull(url) : null;
+      if (typeof url !== "string" || !normalized) {
+        issues.push({
+          loc,
+          msg: `Input should be an http(s) URL of at most ${MAX_URL_LENGTH} characters`,
+          type: "url_parsing",
+        });
+        return;
+      }
+      wanted.push({ url, normalized, source_type: toSourceType(item.source_type) });
+    });
+    if (issues.length > 0) throw new ApiError(422, issues);
+
+    const seen = new Set((await this.tracked(competitor.id)).map((source) => source.normalized_url));
+    const added: AddEnrichedSourcesResponse["sources"] = [];
+    for (const item of wanted) {
+      if (seen.has(item.normalized)) continue;
+      seen.add(item.normalized);
+      const source = await this.createSource(competitor.id, item.url, item.source_type);
+      if (source) added.push({ id: source.id, source_type: item.source_type, url: source.url });
+    }
+    return { added: added.length, sources: added };
+  }
+
+  private tracked(competitorId: string): Promise<Source[]> {
+    return new SourceService(this.knex, this.caller).listForCompetitor(competitorId);
+  }
+
+  /**
+   * Fetches the homepage and sitemap.xml and picks the candidates. The homepage is the URL of the competitor's
+   * oldest `homepage` source when it has one, else `https://<domain>/`; a homepage that cannot be fetched is a 422
+   * naming the URL and the reason (the operation documents no other status for it).
+   */
+  private async survey(competitor: Competitor, tracked: Source[]): Promise<Survey> {
+    const homepage =
+      tracked.find((source) => source.source_type === "homepage")?.url ?? `https://${competitor.domain}/`;
+    const requestedHost = new URL(homepage).hostname;
+    // sitemap.xml is read alongside the homepage; its failures only mean fewer candidates (issue 3).
+    const sitemap = this.readSitemap(
+      new URL("/sitemap.xml", homepage).toString(),
+      new SiteScope([requestedHost, competitor.domain]),
+    );
+    // Marks it handled while the homepage is awaited (or abandoned on a 422); `await sitemap` below still throws.
+    sitemap.catch(() => undefined);
+    let fetched: FetchResult;
+    try {
+      fetched = await this.http.fetchPage(homepage);
+    } catch (error) {
+      if (error instanceof FetchError) {
+        throw invalid(["path", "competitor_id"], `Could not fetch ${homepage}: ${error.message}`);
+      }
+      throw error;
+    }
+    const page = readHomepage(fetched.body, fetched.url);
+    const candidates = pickCandidates({
+      links: page.links,
+      feeds: page.feeds,
+      sitemap: await sitemap,
+      scope: new SiteScope([requestedHost, new URL(fetched.url).hostname, competitor.domain]),
+      homepages: [homepage, fetched.url],
+    }).filter((candidate) => candidate.url.length <= MAX_URL_LENGTH);
+    return { url: fetched.url, page, candidates };
+  }
+
+  /** Page URLs of sitemap.xml, following one level of sitemap index, at most SITEMAP_URL_CAP; [] on any failure. */
+  private async readSitemap(url: string, scope: SiteScope): Promise<string[]> {
+    const root = await this.fetchSitemap(url);
+    if (!root) return [];
+    if (root.kind === "urlset") return root.locs;
+    const children = root.locs
+      .filter((loc) => {
+        const child = new URL(loc);
+        // Gzipped sitemaps arrive as compressed bytes (not a Content-Encoding), which the client does not unpack.
+        return scope.includes(child.hostname) && !/\.gz$/i.test(child.pathname);
+      })
+      .slice(0, SITEMAP_CHILDREN);
+    const nested = await mapLimit(children, VERIFY_CONCURRENCY, (child) => this.fetchSitemap(child));
+    return nested.flatMap((child) => (child?.kind === "urlset" ? child.locs : [])).slice(0, SITEMAP_URL_CAP);
+  }
+
+  private async fetchSitemap(url: string): Promise<Sitemap | null> {
+    try {
+      const result = await this.http.fetchPage(url, { accept: "application/xml,text/xml;q=0.9,*/*;q=0.5" });
+      return parseSitemap(result.body, SITEMAP_URL_CAP);
+    } catch (error) {
+      if (error instanceof FetchError) return null;
+      throw error;
+    }
+  }
+
+  /** Whether the candidate answers a successful fetch, with its title (and its text when `withText`). */
+  private async verify(url: string, withText: boolean): Promise<Verification> {
+    try {
+      const result = await this.http.fetchPage(url);
+      if (looksLikeFeed(result.body, result.contentType, "http")) {
+        const $ = cheerio.load(result.body, { xml: true });
+        const title = collapse($("channel > title, feed > title").first().text()) || null;
+        return { verified: true, title, text: withText ? title : null };
+      }
+      const $ = loadHtml(result.body);
+      const title = collapse($("title").first().text()) || null;
+      const text = withText ? blockLines(bodyOf($).get(0) ?? $.root().get(0)!).join("\n") : null;
+      return { verified: true, title, text };
+    } catch (error) {
+      if (error instanceof FetchError) return { verified: false, title: null, text: null };
+      throw error;
+    }
+  }
+
+  /** A new source with the contract's defaults; null when a concurrent request tracked the same URL first. */
+  private async createSource(competitorId: string, url: string, sourceType: SourceType): Promise<Source | null> {
+    try {
+      return await new SourceService(this.knex, this.caller).create(competitorId, {
+        url,
+        source_type: sourceType,
+        fetch_method: sourceType === "rss" ? "rss" : "http",
+        fetch_frequency_minutes: DEFAULT_FREQUENCY_MINUTES,
+      });
+    } catch (error) {
+      // Already tracked is exactly what the caller wanted: skip it, as for URLs found tracked beforehand.
+      const status = error instanceof ApiError ? error.status : fromDatabaseError(error)?.status;
+      if (status === 409) return null;
+      throw error;
+    }
+  }
+}
+
+/** Why a candidate is suggested, in the words of where it was found. */
+function describe(candidate: Candidate): string {
+  const text = truncate(candidate.text, 80);
+  const as = text ? ` as '${text}'` : "";
+  switch (candidate.origin) {
+    case "nav":
+      return `Linked from the homepage navigation${as}`;
+    case "body":
+      return `Linked from the homepage${as}`;
+    case "footer":
+      return `Linked from the homepage footer${as}`;
+    case "feed":
+      return `Announced by the homepage as its ${candidate.feed_format === "atom" ? "Atom" : "RSS"} feed${text ? ` '${text}'` : ""}`;
+    case "sitemap":
+      return "Listed in the site's sitemap.xml";
+  }
+}
+
+/** The normalized form of an http(s) URL of at most MAX_URL_LENGTH characters, or null. */
+function httpUrlOrNull(url: string): string | null {
+  if (!/^https?:\/\//i.test(url) || url.length > MAX_URL_LENGTH) return null;
+  try {
+    return new URL(url).hostname ? normalizeUrl(url) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `fn` over `items`, at most `limit` at a time, results in input order. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

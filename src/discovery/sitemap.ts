@@ -1,0 +1,40 @@
+/**
+ * sitemap.xml (sitemaps.org 0.9): a `<urlset>` of page URLs, or a `<sitemapindex>` of further sitemaps. Parsed with
+ * cheerio's XML mode; element names are compared without a namespace prefix, so `<sm:urlset>` reads the same.
+ */
+import * as cheerio from "cheerio";
+import { collapse, isElement, textContent, type Element } from "../detection/extract/html.js";
+
+export interface Sitemap {
+  kind: "urlset" | "index";
+  /** The `<loc>` of each `<url>` (urlset) or `<sitemap>` (index), absolute http(s) URLs in document order. */
+  locs: string[];
+}
+
+const localName = (el: Element): string => el.name.toLowerCase().replace(/^.*:/, "");
+
+/** The sitemap in `body`, or null when it is not one (a site answering every path with its HTML app shell). */
+export function parseSitemap(body: string, limit: number): Sitemap | null {
+  const $ = cheerio.load(body, { xml: true });
+  const root = $.root()
+    .children()
+    .toArray()
+    .find((el) => ["urlset", "sitemapindex"].includes(localName(el)));
+  if (!root) return null;
+  const kind = localName(root) === "urlset" ? "urlset" : "index";
+  const entryName = kind === "urlset" ? "url" : "sitemap";
+  const locs: string[] = [];
+  for (const entry of root.children.filter(isElement)) {
+    if (localName(entry) !== entryName) continue;
+    const loc = entry.children.filter(isElement).find((child) => localName(child) === "loc");
+    const text = loc ? collapse(textContent(loc)) : "";
+    if (!/^https?:\/\//i.test(text)) continue;
+    try {
+      locs.push(new URL(text).toString());
+    } catch {
+      continue;
+    }
+    if (locs.length >= limit) break;
+  }
+  return { kind, locs };
+}
