@@ -7,9 +7,10 @@ import addFormats from "ajv-formats";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { OpenAPIBackend, type Context } from "openapi-backend";
 import type { Ajv } from "ajv";
-import { authenticate } from "./auth/context.js";
+import { Authenticator } from "./auth/context.js";
 import { contractOperations, openApiDocument } from "./contract.js";
 import { accessError } from "./http/access.js";
+import { accelerateRouting } from "./http/fast-router.js";
 import { ApiError, fromDatabaseError, unauthorized, validationIssues } from "./http/errors.js";
 import type { AppServices, AuthContext, OperationId, Reply, RequestContext } from "./http/handler.js";
 import { HANDLERS, PENDING, pendingReply } from "./handlers.js";
@@ -55,8 +56,9 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
   const sendError = (res: Response, error: ApiError): void =>
     send(res, { status: error.status, body: error.body, headers: error.headers });
 
+  const authenticator = new Authenticator(services.knex, services.tokens);
   api.registerSecurityHandler("BearerAuth", async (c: Context) => {
-    const auth = await authenticate(services.knex, services.tokens, header(c.request.headers.authorization));
+    const auth = await authenticator.authenticate(header(c.request.headers.authorization));
     if (!auth) return false;
     const denied = accessError(c.operation.operationId as OperationId, c.operation.path, auth);
     if (denied) throw denied;
@@ -107,6 +109,7 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
     });
   }
   await api.init();
+  accelerateRouting(api);
 
   const app = express();
   app.disable("x-powered-by");

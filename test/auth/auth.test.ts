@@ -3,6 +3,7 @@ import { addMember, createWorkspace, TEST_PASSWORD } from "../setup/factories.js
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 import { SignJWT } from "jose";
 import { waitFor } from "../setup/wait.js";
+import { AUTH_CACHE_MS } from "../../src/auth/context.js";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -132,7 +133,13 @@ describe("bearer tokens", () => {
     const member = await addMember(app, owner.workspaceId);
     await app.http.get("/auth/me").set("Authorization", member.bearer).expect(200);
     await app.service.services.knex("memberships").where({ user_id: member.userId }).delete();
-    await app.http.get("/auth/me").set("Authorization", member.bearer).expect(401);
+    // Callers are cached for AUTH_CACHE_MS, so the removal takes effect within that time.
+    const started = Date.now();
+    await waitFor(
+      async () => (await app.http.get("/auth/me").set("Authorization", member.bearer)).status === 401,
+      AUTH_CACHE_MS + 2000,
+    );
+    expect(Date.now() - started).toBeLessThanOrEqual(AUTH_CACHE_MS + 2000);
   });
 });
 

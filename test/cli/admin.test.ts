@@ -5,6 +5,7 @@ import { runAdminCommand } from "../../src/cli/admin.js";
 import { addMember, createWorkspace } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 import { waitFor } from "../setup/wait.js";
+import { AUTH_CACHE_MS } from "../../src/auth/context.js";
 
 const run = promisify(execFile);
 
@@ -24,7 +25,11 @@ describe("npm run admin", () => {
       email: member.email,
       is_admin: true,
     });
-    await app.http.get("/admin/sources/health").set("Authorization", member.bearer).expect(200);
+    // The caller's admin flag is re-read within AUTH_CACHE_MS.
+    await waitFor(
+      async () => (await app.http.get("/admin/sources/health").set("Authorization", member.bearer)).status === 200,
+      AUTH_CACHE_MS + 2000,
+    );
     await expect(admin("grant-admin", "nobody@example.com")).rejects.toThrow(/no user/);
   });
 
@@ -32,7 +37,11 @@ describe("npm run admin", () => {
     const member = await createWorkspace(app, { plan: "free" });
     await app.http.get(`/v1/workspaces/${member.workspaceId}`).set("Authorization", member.bearer).expect(403);
     expect(await admin("set-plan", member.workspaceId, "growth")).toMatchObject({ plan: "growth" });
-    await app.http.get(`/v1/workspaces/${member.workspaceId}`).set("Authorization", member.bearer).expect(501);
+    await waitFor(
+      async () =>
+        (await app.http.get(`/v1/workspaces/${member.workspaceId}`).set("Authorization", member.bearer)).status === 501,
+      AUTH_CACHE_MS + 2000,
+    );
     await expect(admin("set-plan", member.workspaceId, "platinum")).rejects.toThrow(/plan must be one of/);
     await expect(admin("set-plan", "not-a-uuid", "growth")).rejects.toThrow(/not a workspace id/);
   });

@@ -1,0 +1,114 @@
+/**
+ * Scenario 1: GET /events throughput and tail latency under load (autocannon, in the bench process), through the
+ * full stack and against the bare baseline (bench/bare-server.ts) that runs the very same SQL.
+ */
+import { isDeepStrictEqual } from "node:util";
+import autocannon from "autocannon";
+import type { Knex } from "knex";
+import { EventService, type EventFilters } from "../src/events/service.js";
+import type { AuthContext } from "../src/http/handler.js";
+import { withCpuShare } from "./util.js";
+
+export interface FeedQuery {
+  /** The SQL text with `$n` placeholders, as knex sends it to Postgres. */
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The feed query exactly as src/events/service.ts builds it for `caller` and `filters`: EventService runs against a
+ * recorder instead of a database, so the baseline can never drift from the service's SQL text.
+ */
+export async function captureFeedQuery(caller: AuthContext, filters: EventFilters = {}): Promise<FeedQuery> {
+  const calls: { sql: string; bindings: unknown[] }[] = [];
+  const recorder = {
+    raw: async (sql: string, bindings: unknown[]) => {
+      calls.push({ sql, bindings });
+      return { rows: [{ json: "[]" }] };
+    },
+  } as unknown as Knex;
+  await new EventService(recorder, caller).listJson(filters);
+  if (calls.length !== 1) throw new Error(`EventService.listJson ran ${calls.length} queries; the bench expects one`);
+  const { sql, bindings } = calls[0]!;
+  // knex turns each `?` into `$n` for pg (`??` would be an identifier and `\?` a literal: neither is expected here).
+  if (/\?\?|\\\?/.test(sql)) throw new Error("the feed query uses ?? or \\?, which this capture does not translate");
+  let index = 0;
+  const text = sql.replace(/\?/g, () => `$${++index}`);
+  if (index !== bindings.length)
+    throw new Error(`the feed query has ${index} placeholders for ${bindings.length} values`);
+  return { sql: text, params: bindings };
+}
+
+/** One page of the feed, parsed; throws unless it answers 200 with a JSON array. */
+export async function fetchFeedPage(url: string, headers: Record<string, string> = {}): Promise<unknown[]> {
+  const response = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${text.slice(0, 300)}`);
+  const body = JSON.parse(text) as unknown;
+  if (!Array.isArray(body)) throw new Error(`GET ${url} did not answer a JSON array`);
+  return body;
+}
+
+/** The API and the baseline must serve the same page, or their throughputs are not comparable. */
+export function assertSamePage(api: unknown[], bare: unknown[], expectedLength: number): void {
+  if (bare.length !== expectedLength)
+    throw new Error(`the baseline served ${bare.length} events, not ${expectedLength}`);
+  if (!isDeepStrictEqual(api, bare)) {
+    throw new Error("GET /events through the API and the baseline server answered different pages");
+  }
+}
+
+export interface LoadResult {
+  /** Completed requests per second over the measured run. */
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  /** Mean response size (bytes), to show both servers moved the same payload. */
+  bytesPerResponse: number;
+  /** CPU the server process used during the measured run, as a share of one core (`null` without /proc). */
+  serverCpuShare: number | null;
+}
+
+export interface LoadOptions {
+  url: string;
+  /** The server's process, whose CPU use is reported. */
+  serverPid: number;
+  headers?: Record<string, string>;
+  connections: number;
+  warmupSeconds: number;
+  durationSeconds: number;
+}
+
+/** A warm-up run (discarded), then the measured run. Any error or non-2xx answer makes the run invalid. */
+export async function measureLoad(options: LoadOptions): Promise<LoadResult> {
+  const run = (duration: number) =>
+    autocannon({
+      url: options.url,
+      headers: options.headers,
+      connections: options.connections,
+      duration,
+      timeout: 10,
+    });
+  assertClean(await run(options.warmupSeconds), "warm-up");
+  const { value: result, cpuShare } = await withCpuShare(options.serverPid, () => run(options.durationSeconds));
+  assertClean(result, "measured run");
+  const requests = result.requests.total ?? result["2xx"];
+  return {
+    requestsPerSecond: requests / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests,
+    bytesPerResponse: (result.throughput.total ?? 0) / Math.max(requests, 1),
+    serverCpuShare: cpuShare,
+  };
+}
+
+function assertClean(result: autocannon.Result, what: string): void {
+  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
+    throw new Error(
+      `${what}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers ` +
+        `(status counts ${JSON.stringify(result.statusCodeStats)}): not a valid measurement`,
+    );
+  }
+}
