@@ -22,7 +22,10 @@ export function accelerateRouting(api: OpenAPIBackend): void {
   const templates: Template[] = [];
   for (const operation of operations) {
     if (operation.path.includes("{")) {
-      const pattern = operation.path.split(/\{[^}]+\}/).map(escapeRegExp).join("[^/]+");
+      const pattern = operation.path
+        .split(/\{[^}]+\}/)
+        .map(escapeRegExp)
+        .join("[^/]+");
       templates.push({
         operation,
         pattern: new RegExp(`^${pattern}$`),
