@@ -1648,7 +1648,7 @@ export interface components {
              * @description Minimum confidence of a matching event, 0 to 1, inclusive.
              */
             confidence_threshold?: number;
-            /** @description Where alerts are sent: one or both channels; duplicates are ignored. `slack` needs the plan's `slack` flag. */
+            /** @description Where alerts are sent: one or both channels; duplicates are ignored. `slack` needs the plan's `slack` flag and a Slack webhook connected to the workspace. */
             delivery_channels?: components["schemas"]["DeliveryChannel"][];
             /** @description The event types that match; `null` for every type. Duplicates are ignored. */
             event_types?: components["schemas"]["EventType"][] | null;

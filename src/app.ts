@@ -147,6 +147,19 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
   );
 
   app.use(async (req: RawRequest, res: Response, next: NextFunction) => {
+    // openapi-backend decodes path parameters with decodeURIComponent, which throws on a malformed escape such as
+    // `%E0%A4%A`: that is bad input, answered 422 on a known route and 404 elsewhere, never a 500.
+    if (!isDecodablePath(req.path)) {
+      const known = api.router.matchOperation({ method: req.method, path: req.path, headers: {}, query: {} });
+      return sendError(
+        res,
+        known
+          ? new ApiError(422, [
+              { loc: ["path"], msg: "Malformed percent-encoding in the URL path", type: "value_error" },
+            ])
+          : new ApiError(404, "Not Found"),
+      );
+    }
     try {
       await api.handleRequest(
         // openapi-backend copies the request with `{...req}`, losing express's getters: pass a plain object.
@@ -189,6 +202,15 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
   });
 
   return { app, api };
+}
+
+function isDecodablePath(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function header(value: string | string[] | undefined): string | undefined {

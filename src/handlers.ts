@@ -3,6 +3,7 @@
  * A test asserts handlers ∪ pending = the operations of generated/openapi.json and handlers ∩ pending = ∅.
  */
 import { adminHandlers } from "./admin/handlers.js";
+import { alertRuleHandlers } from "./alert-rules/handlers.js";
 import { authHandlers } from "./auth/handlers.js";
 import { competitorHandlers } from "./competitors/handlers.js";
 import { discoveryHandlers } from "./discovery/handlers.js";
@@ -12,7 +13,9 @@ import { healthHandlers } from "./health/handlers.js";
 import { insightHandlers } from "./insights/handlers.js";
 import type { AreaHandlers, OperationId, Reply } from "./http/handler.js";
 import { PENDING_OPERATIONS } from "./pending.js";
+import { preferenceHandlers } from "./preferences/handlers.js";
 import { sourceHandlers } from "./sources/handlers.js";
+import { suppressionHandlers } from "./suppressions/handlers.js";
 
 const AREAS: AreaHandlers[] = [
   authHandlers,
@@ -24,6 +27,9 @@ const AREAS: AreaHandlers[] = [
   adminHandlers,
   healthHandlers,
   docsHandlers,
+  alertRuleHandlers,
+  preferenceHandlers,
+  suppressionHandlers,
 ];
 
 function merge(areas: AreaHandlers[]): AreaHandlers {

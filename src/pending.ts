@@ -6,22 +6,12 @@
 import type { OperationId } from "./http/handler.js";
 
 export const PENDING_OPERATIONS = [
-  // Delivery (issue 4): alert rules.
-  "listAlertRules",
-  "createAlertRule",
-  "updateAlertRule",
-  "deleteAlertRule",
   // Digests and email (issue 5).
-  "getMyPreferences",
-  "updateMyPreferences",
   "listDigests",
   "createDigest",
   "getDigest",
   "sendDigest",
   "listDigestDeliveries",
-  "listSuppressions",
-  "createSuppression",
-  "deleteSuppression",
   "receiveEmailDeliveryWebhook",
   "getUnsubscribePage",
   "unsubscribeFromDigests",

@@ -3,6 +3,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Knex } from "knex";
+import { createDefaultAlertRule } from "../alert-rules/service.js";
 import { conflict, invalid, tooManyRequests, unauthorized } from "../http/errors.js";
 import type { AppServices } from "../http/handler.js";
 import { enqueueEmail } from "../lib/email.js";
@@ -175,12 +176,16 @@ export class AuthService {
   }
 }
 
-/** Creates a workspace on the `free` plan owned by the user (sign-up, and the admin CLI for new users). */
+/**
+ * Creates a workspace on the `free` plan owned by the user (sign-up, and the admin CLI for new users), with the
+ * default alert rule every workspace starts with (DESIGN.md §7).
+ */
 export async function createWorkspaceFor(trx: Knex.Transaction, userId: string, ownerName: string): Promise<string> {
   const [workspace] = await trx("workspaces")
     .insert({ name: `${ownerName.trim()}'s workspace`, plan: "free" })
     .returning("id");
   await trx("memberships").insert({ workspace_id: workspace.id, user_id: userId, role: "owner" });
+  await createDefaultAlertRule(trx, workspace.id);
   return workspace.id as string;
 }
 

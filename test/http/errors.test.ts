@@ -66,6 +66,16 @@ describe("error envelopes", () => {
     await app.http.get("/admin/jobs?limit=5").set("Authorization", admin.bearer).expect(200);
   });
 
+  it("answers a malformed percent-encoding in the path with 422 on a known route and 404 elsewhere", async () => {
+    const member = await createWorkspace(app);
+    const known = await app.http
+      .delete("/digests/suppressions/%E0%A4%A")
+      .set("Authorization", member.bearer)
+      .expect(422);
+    expect(known.body.detail[0]).toMatchObject({ loc: ["path"], type: "value_error" });
+    await app.http.get("/nowhere/%E0%A4%A").expect(404);
+  });
+
   it("carries a request id on every response, echoing a valid incoming one", async () => {
     const res = await app.http.get("/health").set("X-Request-Id", "trace-123").expect(200);
     expect(res.headers["x-request-id"]).toBe("trace-123");
@@ -105,12 +115,14 @@ describe("access rules (DESIGN.md §4, §7)", () => {
 });
 
 describe("operations built by later issues", () => {
-  it.each(["getMyPlan", "listDigests", "listAlertRules"] as const)(
+  it.each(["getMyPlan", "listDigests", "listTargetAccounts"] as const)(
     "%s answers 501 with a detail",
     async (operationId) => {
       expect(PENDING_OPERATIONS).toContain(operationId);
       const member = await createWorkspace(app);
-      const path = { getMyPlan: "/me/plan", listDigests: "/digests", listAlertRules: "/alert-rules" }[operationId];
+      const path = { getMyPlan: "/me/plan", listDigests: "/digests", listTargetAccounts: "/displacement/accounts" }[
+        operationId
+      ];
       const res = await app.http.get(path).set("Authorization", member.bearer).expect(501);
       expect(res.body).toEqual({ detail: `${operationId} is not available yet` });
     },

@@ -3,6 +3,7 @@
  * Each call makes a fresh workspace, so tests never share tenants.
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import { createDefaultAlertRule } from "../../src/alert-rules/service.js";
 import { hashPassword } from "../../src/auth/passwords.js";
 import type { MemberRole } from "../../src/workspaces/models.js";
 import type { PlanName } from "../../src/workspaces/plans.js";
@@ -32,6 +33,8 @@ export async function createWorkspace(
   const [workspace] = await knex("workspaces")
     .insert({ name: options.name ?? "Test workspace", plan: options.plan ?? "free" })
     .returning("id");
+  // Like createWorkspaceFor: every real workspace starts with its default alert rule (DESIGN.md §7).
+  await createDefaultAlertRule(knex, workspace.id);
   return addMember(app, workspace.id, { role: "owner", isAdmin: options.isAdmin });
 }
 

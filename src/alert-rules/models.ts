@@ -1,0 +1,52 @@
+import type { QueryBuilder } from "objection";
+import type { components } from "../../generated/api-types.js";
+import { BaseModel } from "../db/base-model.js";
+
+type Schemas = components["schemas"];
+
+export class AlertRule extends BaseModel {
+  static tableName = "alert_rules";
+
+  id!: string;
+  workspace_id!: string;
+  competitor_id!: string | null;
+  name!: string;
+  confidence_threshold!: number;
+  delivery_channels_json!: Schemas["DeliveryChannel"][];
+  event_types_json!: Schemas["EventType"][] | null;
+  frequency!: Schemas["AlertFrequency"];
+  severity_threshold!: Schemas["Severity"];
+  is_active!: boolean;
+  is_default!: boolean;
+  created_at!: Date;
+  updated_at!: Date;
+
+  // jsonb columns: objection (de)serialises them.
+  static get jsonAttributes() {
+    return ["delivery_channels_json", "event_types_json"];
+  }
+
+  static modifiers = {
+    /** Tenant scope (STYLE.md habit 4): every query for a client names its workspace. */
+    forWorkspace(query: QueryBuilder<AlertRule>, workspaceId: string) {
+      query.where("alert_rules.workspace_id", workspaceId);
+    },
+  };
+
+  /** The contract's AlertRule shape (the timestamps are internal: they only order the list). */
+  toResponse(): Schemas["AlertRule"] {
+    return {
+      id: this.id,
+      workspace_id: this.workspace_id,
+      competitor_id: this.competitor_id,
+      name: this.name,
+      confidence_threshold: this.confidence_threshold,
+      delivery_channels_json: this.delivery_channels_json,
+      event_types_json: this.event_types_json,
+      frequency: this.frequency,
+      severity_threshold: this.severity_threshold,
+      is_active: this.is_active,
+      is_default: this.is_default,
+    };
+  }
+}
