@@ -54,7 +54,8 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   };
   let scheduler: FetchScheduler | null = null;
   if (runWorker) {
-    await jobs.startWorkers(jobHandlers({ email, log, pipeline }));
+    const delivery = { config, knex: database.knex, jobs, http, log };
+    await jobs.startWorkers(jobHandlers({ email, log, pipeline, delivery }));
     scheduler = new FetchScheduler({ knex: database.knex, jobs, log }, config.schedulerTickSeconds);
     scheduler.start();
   }

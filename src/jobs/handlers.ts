@@ -1,5 +1,6 @@
 /** The worker's handler for each queue (areas add theirs here). */
 import type { Logger } from "pino";
+import { EVENT_CONSUMERS, type DeliveryDeps } from "../delivery/consumers.js";
 import type { DetectionPipeline } from "../detection/pipeline.js";
 import type { EmailMessage, EmailTransport } from "../lib/email.js";
 import type { JobHandler } from "./boss.js";
@@ -9,10 +10,14 @@ export interface JobDeps {
   email: EmailTransport;
   log: Logger;
   pipeline: DetectionPipeline;
+  delivery: DeliveryDeps;
 }
 
 export function jobHandlers(deps: JobDeps): Partial<Record<QueueName, JobHandler>> {
   return {
+    [QUEUES.eventCreated.name]: async (job) => {
+      for (const consume of EVENT_CONSUMERS) await consume(deps.delivery, job.data.event_id);
+    },
     [QUEUES.sourceFetch.name]: async (job) => {
       const outcome = await deps.pipeline.fetchSource(job.data.source_id, job.id);
       deps.log.debug({ job: job.id, source: job.data.source_id, outcome: outcome.kind }, "source fetched");
