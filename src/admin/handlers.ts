@@ -1,9 +1,8 @@
-import { ok, type AreaHandlers } from "../http/handler.js";
+import { ok, type AreaHandlers, type RequestContext } from "../http/handler.js";
 import { AdminService } from "./service.js";
 
-// Platform-admin only: enforced for every /admin/* operation in src/http/access.ts.
-const service = (ctx: { services: { knex: import("knex").Knex; config: { schedulerTickSeconds: number } } }) =>
-  new AdminService(ctx.services.knex, ctx.services.config.schedulerTickSeconds);
+// Platform admins only: enforced for every /admin/* operation in src/http/access.ts.
+const service = (ctx: RequestContext) => new AdminService(ctx.services.knex, ctx.services.config.schedulerTickSeconds);
 
 export const adminHandlers: AreaHandlers = {
   listJobs: async (ctx) => ok(await service(ctx).jobs(ctx.query.limit ?? 50)),
