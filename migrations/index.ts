@@ -7,10 +7,14 @@ import * as foundation from "./20261122000100_foundation.js";
 import * as detection from "./20261122000200_detection.js";
 import * as alertRules from "./20261122000300_alert_rules.js";
 import * as suppressions from "./20261122000400_suppressions.js";
+import * as webhooks from "./20261122000500_webhooks.js";
+import * as alertDeliveries from "./20261122000600_alert_deliveries.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
   ["20261122000200_detection", detection],
   ["20261122000300_alert_rules", alertRules],
   ["20261122000400_suppressions", suppressions],
+  ["20261122000500_webhooks", webhooks],
+  ["20261122000600_alert_deliveries", alertDeliveries],
 ];

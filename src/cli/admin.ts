@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import pino from "pino";
+import { connectSlack, SlackConnectError } from "../alerts/slack.js";
 import { AuthService } from "../auth/service.js";
 import { TokenService } from "../auth/tokens.js";
 import { ConfigError, loadConfig } from "../config.js";
@@ -13,16 +14,20 @@ import { DetectionPipeline } from "../detection/pipeline.js";
 import { startJobs } from "../jobs/boss.js";
 import { createHttpClient } from "../lib/http-client.js";
 import { isPlanName, limitsOf, PLAN_NAMES } from "../workspaces/plans.js";
+import { promoteSubscription, upsertSubscription, WebhookSubscriptionError } from "../webhooks/subscriptions.js";
 
 export class UsageError extends Error {}
 
 const USAGE = `usage: npm run admin -- <command>
   grant-admin <email>
   set-plan <workspace_id> <${PLAN_NAMES.join("|")}>
-  add-member <workspace_id> <email> [--role member|owner] [--name N]`;
+  add-member <workspace_id> <email> [--role member|owner] [--name N]
+  slack-connect <workspace_id> --webhook-url U
+  webhook-add <workspace_id> --url U --environment staging|production [--min-severity S] [--event-types a,b|all] [--rotate-secret]
+  webhook-promote <subscription_id>`;
 
 /** Commands of DESIGN.md §2 whose area a later issue builds: named here so the error says so. */
-const LATER = new Set(["webhook-add", "webhook-promote", "crm-connect", "slack-connect"]);
+const LATER = new Set(["crm-connect"]);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -93,7 +98,82 @@ const COMMANDS: Record<string, Command> = {
       return { workspace_id: workspaceId, user_id: user!.id, email: user!.email, role, created_user: createdUser };
     });
   },
+
+  "slack-connect": async ({ config, knex }, args) => {
+    const usage = "slack-connect <workspace_id> --webhook-url U";
+    const { values, positionals: rest } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { "webhook-url": { type: "string" } },
+    });
+    const [workspaceId] = positionals(rest, 1, usage);
+    if (!UUID.test(workspaceId!)) throw new UsageError(`not a workspace id: ${workspaceId}`);
+    if (!values["webhook-url"]) throw new UsageError(`usage: npm run admin -- ${usage}`);
+    try {
+      return await connectSlack(
+        knex,
+        { allowPrivateTargets: config.allowPrivateTargets },
+        workspaceId!,
+        values["webhook-url"],
+      );
+    } catch (error) {
+      throw error instanceof SlackConnectError ? new UsageError(error.message) : error;
+    }
+  },
+
+  "webhook-add": async ({ config, knex }, args) => {
+    const usage =
+      "webhook-add <workspace_id> --url U --environment staging|production [--min-severity S] [--event-types a,b|all] [--rotate-secret]";
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args,
+        allowPositionals: true,
+        options: {
+          url: { type: "string" },
+          environment: { type: "string" },
+          "min-severity": { type: "string" },
+          "event-types": { type: "string" },
+          "rotate-secret": { type: "boolean", default: false },
+        },
+      });
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+    const { values, positionals: rest } = parsed;
+    const [workspaceId] = positionals(rest, 1, usage);
+    if (values.url === undefined || values.environment === undefined) {
+      throw new UsageError(`usage: npm run admin -- ${usage}`);
+    }
+    return webhookCommand(() =>
+      upsertSubscription(
+        { knex, config },
+        {
+          workspaceId: workspaceId!,
+          url: values.url!,
+          environment: values.environment!,
+          minSeverity: values["min-severity"],
+          eventTypes: values["event-types"],
+          rotateSecret: values["rotate-secret"],
+        },
+      ),
+    );
+  },
+
+  "webhook-promote": async ({ knex }, args) => {
+    const [subscriptionId] = positionals(args, 1, "webhook-promote <subscription_id>");
+    return webhookCommand(() => promoteSubscription(knex, subscriptionId!));
+  },
 };
+
+/** The webhook service's refusals are the operator's one-line errors. */
+async function webhookCommand<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw error instanceof WebhookSubscriptionError ? new UsageError(error.message) : error;
+  }
+}
 
 function positionals(args: string[], count: number, usage: string): string[] {
   const values = args.filter((a) => !a.startsWith("--"));

@@ -45,6 +45,27 @@ export const QUEUES = {
     },
     work: { workers: 2, batchSize: 20, pollingIntervalSeconds: 0.5 },
   },
+  /**
+   * One Slack message of an immediate alert (src/alerts/slack.ts). 429, 5xx and network failures retry with
+   * backoff; each job's first delay is WEBHOOK_RETRY_BASE_SECONDS (set by the sender), so 8 retries span hours. The
+   * expiry sits above the HTTP client's 60 s whole-exchange deadline, so a slow attempt is never run twice at once.
+   */
+  alertSlack: {
+    name: "alert-slack",
+    options: { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 90, deadLetter: DEAD_LETTER_QUEUE },
+    work: { workers: 1, batchSize: 10, pollingIntervalSeconds: 0.5 },
+  },
+  /**
+   * One attempt of one outbound webhook delivery (src/webhooks/deliver.ts). DESIGN.md §2's retry schedule is the
+   * handler's own: each retry is a new job with its startAfter. pg-boss's retries only recover a job whose worker died
+   * or whose database write failed; the expiry sits above the HTTP client's 60 s whole-exchange deadline, so a slow
+   * attempt that is still running is never started a second time.
+   */
+  webhookDeliver: {
+    name: "webhook-deliver",
+    options: { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 90, deadLetter: DEAD_LETTER_QUEUE },
+    work: { workers: 2, batchSize: 10, pollingIntervalSeconds: 0.5 },
+  },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]["name"];

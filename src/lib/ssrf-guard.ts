@@ -8,6 +8,7 @@
  *   (rebinding), and a name is refused when ANY of its addresses is not public.
  */
 import type { LookupAddress, LookupOptions } from "node:dns";
+import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 
@@ -147,4 +148,27 @@ export function createGuardedLookup(resolve: Resolver, policy: GuardPolicy): Loo
       (error: NodeJS.ErrnoException) => callback(error, ""),
     );
   };
+}
+
+/** The operating system's resolver (dns.promises.lookup with `all: true`), as the client uses by default. */
+export const systemResolver: Resolver = async (hostname) => {
+  const addresses = await dnsLookup(hostname, { all: true });
+  return addresses.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+};
+
+/**
+ * Checks a hostname now, as the client will when it connects: for endpoints a customer configures ahead of use
+ * (webhook-add), so a private target is refused when it is saved instead of failing every later delivery.
+ * Throws BlockedTargetError or UnresolvableHostError.
+ */
+export async function assertTargetAllowed(
+  hostname: string,
+  policy: GuardPolicy,
+  resolve: Resolver = systemResolver,
+): Promise<void> {
+  if (ipLiteral(hostname) !== null) {
+    assertLiteralAllowed(hostname, policy);
+    return;
+  }
+  await resolveChecked(hostname, resolve, policy);
 }

@@ -1,0 +1,138 @@
+/**
+ * Immediate alerts (DESIGN.md §7 "Alert rules": "`immediate` sends each matching event at once"), run for every
+ * `event-created` job (src/delivery/consumers.ts).
+ *
+ * Idempotent by construction: every recipient of an event gets one `alert_deliveries` row (unique per event, channel
+ * and recipient), inserted with ON CONFLICT DO NOTHING in the same transaction as the email jobs and the Slack job,
+ * and only the rows this run inserted are sent. A retried `event-created` job, or two workers racing on one event,
+ * therefore send nothing twice.
+ */
+import type { Knex } from "knex";
+import { AlertRule } from "../alert-rules/models.js";
+import type { DeliveryDeps, EventConsumer } from "../delivery/consumers.js";
+import { QUEUES } from "../jobs/queues.js";
+import { enqueueEmail } from "../lib/email.js";
+import { isSuppressed, normalizeEmail } from "../suppressions/service.js";
+import { limitsOf, type PlanName } from "../workspaces/plans.js";
+import { channelsFor, ruleMatches } from "./match.js";
+import { alertEmail, type AlertEvent } from "./messages.js";
+
+/** The Slack row's recipient: a workspace has one incoming webhook, so one message per event. */
+export const SLACK_RECIPIENT = "slack";
+
+export type DeliveryStatus = "queued" | "sent" | "suppressed" | "failed";
+
+/** An event as its alerts need it, with its workspace's plan and Slack webhook. */
+export interface LoadedAlertEvent extends AlertEvent {
+  workspace_id: string;
+  competitor_id: string;
+  workspace_name: string;
+  plan: PlanName;
+  slack_webhook_url: string | null;
+}
+
+/**
+ * The event with its competitor's name, its workspace, and the page it was seen on: the source's URL, or (once the
+ * source is deleted: events outlive it) the first evidence's.
+ */
+export async function loadAlertEvent(knex: Knex | Knex.Transaction, eventId: string): Promise<LoadedAlertEvent | null> {
+  const { rows } = await knex.raw(
+    `SELECT e.id, e.workspace_id, e.competitor_id, e.event_type, e.severity, e.title, e.summary, e.impact_summary,
+            e.confidence_score, e.confidence_reasoning, c.name AS competitor_name,
+            coalesce(s.url, (SELECT v.source_url FROM evidence v WHERE v.event_id = e.id
+                              ORDER BY v.created_at, v.id LIMIT 1)) AS source_url,
+            w.name AS workspace_name, w.plan, w.slack_webhook_url
+       FROM events e
+       JOIN competitors c ON c.id = e.competitor_id
+       JOIN workspaces w ON w.id = e.workspace_id
+       LEFT JOIN sources s ON s.id = e.source_id AND s.workspace_id = e.workspace_id
+      WHERE e.id = ?`,
+    [eventId],
+  );
+  return (rows[0] as LoadedAlertEvent | undefined) ?? null;
+}
+
+export const sendImmediateAlerts: EventConsumer = async (deps, eventId) => {
+  const event = await loadAlertEvent(deps.knex, eventId);
+  // Deleted since (its competitor or workspace went): nothing to announce.
+  if (!event) return;
+  const limits = limitsOf(event.plan);
+  // Checked before reading the rules: a plan without `realtime` sends no immediate alert even if it kept old rules.
+  if (!limits.realtime) return;
+
+  const rules = await AlertRule.query(deps.knex)
+    .modify("forWorkspace", event.workspace_id)
+    .where({ frequency: "immediate", is_active: true })
+    .orderBy([
+      { column: "is_default", order: "desc" },
+      { column: "created_at", order: "asc" },
+      { column: "id", order: "asc" },
+    ]);
+  const matching = rules.filter((rule) => ruleMatches(rule, event));
+  const channels = channelsFor(matching, limits, Boolean(event.slack_webhook_url));
+  if (channels.size === 0) return;
+
+  const queued = await deps.knex.transaction(async (trx) => {
+    let emails = 0;
+    let slack = false;
+    if (channels.has("email")) {
+      emails = await queueEmails(deps, trx, event, [...new Set(matching.map((rule) => rule.name))]);
+    }
+    if (channels.has("slack")) slack = await queueSlack(deps, trx, event.id);
+    return { emails, slack };
+  });
+  deps.log.info({ event: event.id, ...queued }, "immediate alerts queued");
+};
+
+/** One row and one email per member (suppressed members get a `suppressed` row and no email). */
+async function queueEmails(
+  deps: DeliveryDeps,
+  trx: Knex.Transaction,
+  event: LoadedAlertEvent,
+  ruleNames: string[],
+): Promise<number> {
+  const members: { email: string }[] = await trx("memberships as m")
+    .join("users as u", "u.id", "m.user_id")
+    .where("m.workspace_id", event.workspace_id)
+    .orderBy("u.email")
+    .select("u.email");
+  const rows: { event_id: string; channel: "email"; recipient: string; status: DeliveryStatus }[] = [];
+  for (const recipient of new Set(members.map((member) => normalizeEmail(member.email)))) {
+    const suppressed = await isSuppressed(trx, event.workspace_id, recipient);
+    rows.push({ event_id: event.id, channel: "email", recipient, status: suppressed ? "suppressed" : "queued" });
+  }
+  if (rows.length === 0) return 0;
+  const inserted: { recipient: string; status: DeliveryStatus }[] = await trx("alert_deliveries")
+    .insert(rows)
+    .onConflict(["event_id", "channel", "recipient"])
+    .ignore()
+    .returning(["recipient", "status"]);
+  const reason = { workspace_name: event.workspace_name, rule_names: ruleNames };
+  let count = 0;
+  for (const row of inserted) {
+    if (row.status !== "queued") continue;
+    // Same transaction as the row: the mail is queued if and only if the row that says so commits.
+    await enqueueEmail(deps.jobs, alertEmail(event, reason, deps.config.publicBaseUrl, row.recipient), trx);
+    count++;
+  }
+  return count;
+}
+
+/** One row and one `alert-slack` job per event; true when this run queued it. */
+async function queueSlack(deps: DeliveryDeps, trx: Knex.Transaction, eventId: string): Promise<boolean> {
+  const [row] = await trx("alert_deliveries")
+    .insert({ event_id: eventId, channel: "slack", recipient: SLACK_RECIPIENT, status: "queued" })
+    .onConflict(["event_id", "channel", "recipient"])
+    .ignore()
+    .returning("id");
+  if (!row) return false;
+  // The Slack incoming webhook is an outbound webhook: its retries start at WEBHOOK_RETRY_BASE_SECONDS (DESIGN.md §2)
+  // and back off exponentially (the queue's policy).
+  await deps.jobs.send(
+    QUEUES.alertSlack.name,
+    { delivery_id: row.id },
+    { retryDelay: deps.config.webhookRetryBaseSeconds },
+    trx,
+  );
+  return true;
+}

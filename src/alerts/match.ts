@@ -1,0 +1,64 @@
+/**
+ * Which `immediate` alert rules an event satisfies, and which channels it is sent on (DESIGN.md §7 "Alert rules",
+ * §3 plan flags). Pure: the consumer loads the rows, these functions decide.
+ */
+import type { components } from "../../generated/api-types.js";
+import type { PlanLimits } from "../workspaces/plans.js";
+
+type Schemas = components["schemas"];
+export type Severity = Schemas["Severity"];
+export type DeliveryChannel = Schemas["DeliveryChannel"];
+
+/** DESIGN.md §3: low < medium < high < critical. */
+const SEVERITY_RANK: Readonly<Record<Severity, number>> = { low: 0, medium: 1, high: 2, critical: 3 };
+
+/** The fields of a rule that decide whether an event matches it. */
+export interface MatchableRule {
+  competitor_id: string | null;
+  event_types_json: string[] | null;
+  severity_threshold: Severity;
+  confidence_threshold: number;
+  delivery_channels_json: DeliveryChannel[];
+}
+
+/** The fields of an event a rule looks at. */
+export interface MatchableEvent {
+  competitor_id: string;
+  event_type: string;
+  severity: Severity;
+  confidence_score: number;
+}
+
+export function severityAtLeast(severity: Severity, threshold: Severity): boolean {
+  return SEVERITY_RANK[severity] >= SEVERITY_RANK[threshold];
+}
+
+/**
+ * `competitor_id` null = every competitor, `event_types` null = every type; thresholds are inclusive
+ * (DESIGN.md §7 "Validation": severity ≥ threshold and confidence ≥ threshold).
+ */
+export function ruleMatches(rule: MatchableRule, event: MatchableEvent): boolean {
+  return (
+    (rule.competitor_id === null || rule.competitor_id === event.competitor_id) &&
+    (rule.event_types_json === null || rule.event_types_json.includes(event.event_type)) &&
+    severityAtLeast(event.severity, rule.severity_threshold) &&
+    event.confidence_score >= rule.confidence_threshold
+  );
+}
+
+/**
+ * The channels an event goes out on: the union over the matching rules, so several matching rules still send one
+ * email per member and one Slack message. Immediate alerts need the plan's `realtime`, the Slack channel also `slack`
+ * and a connected webhook (DESIGN.md §3: "`slack` channel … and `immediate` alerts need their flags").
+ */
+export function channelsFor(
+  matching: readonly MatchableRule[],
+  limits: Pick<PlanLimits, "realtime" | "slack">,
+  slackConnected: boolean,
+): Set<DeliveryChannel> {
+  const channels = new Set<DeliveryChannel>();
+  if (!limits.realtime) return channels;
+  for (const rule of matching) for (const channel of rule.delivery_channels_json) channels.add(channel);
+  if (!limits.slack || !slackConnected) channels.delete("slack");
+  return channels;
+}

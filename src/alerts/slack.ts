@@ -1,0 +1,162 @@
+/**
+ * The `slack` delivery channel (DESIGN.md §3, §7): a workspace connects one Slack incoming webhook
+ * (`npm run admin -- slack-connect`, DESIGN.md §2), and each event an immediate rule sends to Slack becomes one
+ * `alert-slack` job that POSTs Slack's incoming-webhook JSON (`{text, blocks}`) to it through the one outbound client
+ * (SSRF guard, timeouts).
+ */
+import { lookup as dnsLookup } from "node:dns/promises";
+import type { Knex } from "knex";
+import type PgBoss from "pg-boss";
+import type { DeliveryDeps } from "../delivery/consumers.js";
+import { QUEUES } from "../jobs/queues.js";
+import { FetchError } from "../lib/http-client.js";
+import { assertLiteralAllowed, resolveChecked, type GuardPolicy, type Resolver } from "../lib/ssrf-guard.js";
+import { PLANS, PLAN_NAMES, limitsOf, type PlanName } from "../workspaces/plans.js";
+import { loadAlertEvent } from "./consumer.js";
+import { slackMessage } from "./messages.js";
+
+export interface SlackAlertJobData {
+  delivery_id: string;
+}
+
+/** Slack answers within a few seconds or not at all; a short timeout keeps a stuck call from holding a worker. */
+const SLACK_TIMEOUT_MS = 10_000;
+/** Longer than any URL Slack issues; bounds what an operator can store. */
+const MAX_URL_LENGTH = 2048;
+
+/** A bad `slack-connect` input; its message is the one-line error the CLI prints. */
+export class SlackConnectError extends Error {}
+
+const defaultResolver: Resolver = async (hostname) => {
+  const addresses = await dnsLookup(hostname, { all: true });
+  return addresses.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+};
+
+/**
+ * The normalised webhook URL, or SlackConnectError. https only, and the SSRF guard's address checks on the host
+ * (literal or resolved), both lifted by ALLOW_PRIVATE_TARGETS=1 so tests can point at a fake on 127.0.0.1 over http.
+ * The same guard runs again at every send (the DNS answer may change after it was stored).
+ */
+export async function validateSlackWebhookUrl(
+  raw: string,
+  options: { allowPrivateTargets: boolean; resolve?: Resolver },
+): Promise<string> {
+  const invalid = (reason: string) => new SlackConnectError(`invalid --webhook-url: ${reason}`);
+  if (raw.length > MAX_URL_LENGTH) throw invalid(`longer than ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw invalid(`not a URL: ${raw}`);
+  }
+  const httpAllowed = options.allowPrivateTargets && url.protocol === "http:";
+  if (url.protocol !== "https:" && !httpAllowed) throw invalid("it must be an https:// URL");
+  if (url.username || url.password) throw invalid("it must not contain a user name or password");
+  if (!options.allowPrivateTargets) {
+    const policy: GuardPolicy = { checkAddresses: true, exemptHosts: new Set() };
+    try {
+      assertLiteralAllowed(url.hostname, policy);
+      await resolveChecked(url.hostname, options.resolve ?? defaultResolver, policy);
+    } catch (error) {
+      // BlockedTargetError / UnresolvableHostError: their messages already read "blocked: … is a private address".
+      throw invalid(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return url.href;
+}
+
+/**
+ * `slack-connect`: stores the workspace's incoming-webhook URL. Refused when the plan has no `slack` flag
+ * (DESIGN.md §3: the `slack` channel needs it), so a connection never exists that could not be used.
+ */
+export async function connectSlack(
+  knex: Knex,
+  options: { allowPrivateTargets: boolean; resolve?: Resolver },
+  workspaceId: string,
+  rawUrl: string,
+): Promise<{ workspace_id: string; slack_webhook_url: string }> {
+  const workspace: { plan: PlanName } | undefined = await knex("workspaces").where({ id: workspaceId }).first("plan");
+  if (!workspace) throw new SlackConnectError(`no workspace ${workspaceId}`);
+  if (!limitsOf(workspace.plan).slack) {
+    const plans = PLAN_NAMES.filter((plan) => PLANS[plan].limits.slack).map((plan) => PLANS[plan].label);
+    throw new SlackConnectError(
+      `the ${PLANS[workspace.plan].label} plan does not include Slack alerts (${plans.join(", ")} do)`,
+    );
+  }
+  const url = await validateSlackWebhookUrl(rawUrl, options);
+  await knex("workspaces").where({ id: workspaceId }).update({ slack_webhook_url: url, updated_at: knex.fn.now() });
+  return { workspace_id: workspaceId, slack_webhook_url: url };
+}
+
+/** Slack's answer worth another try: rate limited or a server-side failure (timeouts and network errors too). */
+function retryableStatus(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+/**
+ * The `alert-slack` job. 2xx marks the row `sent`; 429, 5xx and network failures throw, so pg-boss retries with
+ * backoff (the row keeps `queued` and the last error), until the last attempt marks it `failed`; any other answer
+ * (Slack's 400 invalid_payload, 403 action_prohibited, 404 no_service, 410 channel_is_archived) will not change on
+ * retry and marks it `failed` at once.
+ */
+export async function deliverSlackAlert(deps: DeliveryDeps, job: PgBoss.Job<SlackAlertJobData>): Promise<void> {
+  const delivery: { id: string; event_id: string; status: string } | undefined = await deps
+    .knex("alert_deliveries")
+    .where({ id: job.data.delivery_id, channel: "slack" })
+    .first("id", "event_id", "status");
+  // Already settled by an earlier run of this job (pg-boss delivers at least once).
+  if (!delivery || delivery.status !== "queued") return;
+  const event = await loadAlertEvent(deps.knex, delivery.event_id);
+  if (!event) return;
+  if (!event.slack_webhook_url) {
+    await settle(deps.knex, delivery.id, "failed", "no Slack webhook is connected to the workspace");
+    return;
+  }
+
+  let failure: { error: string; retryable: boolean };
+  try {
+    const response = await deps.http.send(event.slack_webhook_url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(slackMessage(event, deps.config.publicBaseUrl)),
+      timeoutMs: SLACK_TIMEOUT_MS,
+    });
+    if (response.status >= 200 && response.status < 300) {
+      await settle(deps.knex, delivery.id, "sent", null);
+      deps.log.info({ event: event.id, delivery: delivery.id }, "slack alert sent");
+      return;
+    }
+    // Slack explains a refusal in a short plain-text body ("no_service", "invalid_payload"); the URL is a secret, so
+    // only its host is named.
+    const reason = response.body.trim().slice(0, 200);
+    const host = new URL(event.slack_webhook_url).hostname;
+    failure = {
+      error: `HTTP ${response.status} from ${host}${reason ? `: ${reason}` : ""}`,
+      retryable: retryableStatus(response.status),
+    };
+  } catch (error) {
+    if (!(error instanceof FetchError)) throw error;
+    failure = { error: error.message, retryable: error.retryable };
+  }
+
+  if (failure.retryable && !(await isLastAttempt(deps, job.id))) {
+    await deps.knex("alert_deliveries").where({ id: delivery.id, status: "queued" }).update({ error: failure.error });
+    throw new Error(`Slack alert not delivered yet (${failure.error}); will retry`);
+  }
+  await settle(deps.knex, delivery.id, "failed", failure.error);
+  deps.log.warn({ event: event.id, delivery: delivery.id, error: failure.error }, "slack alert failed");
+  // Retries exhausted: failing the job too puts it on the dead-letter queue, where operators look.
+  if (failure.retryable) throw new Error(`Slack alert failed after its retries: ${failure.error}`);
+}
+
+async function settle(knex: Knex, id: string, status: "sent" | "failed", error: string | null): Promise<void> {
+  await knex("alert_deliveries")
+    .where({ id, status: "queued" })
+    .update({ status, error, sent_at: status === "sent" ? knex.fn.now() : null });
+}
+
+/** Whether pg-boss will not retry this job again (an unknown job, e.g. a direct call, counts as the last try). */
+async function isLastAttempt(deps: DeliveryDeps, jobId: string): Promise<boolean> {
+  const job = await deps.jobs.boss.getJobById(QUEUES.alertSlack.name, jobId);
+  return !job || job.retryCount >= job.retryLimit;
+}

@@ -1,0 +1,314 @@
+/**
+ * One attempt of one outbound webhook delivery: the `webhook-deliver` job (interface spec "Outbound webhook
+ * delivery", DESIGN.md §2, §5, §7).
+ *
+ * Exactly one job may act on a delivery at a time: the one whose id the delivery row holds (`job_id`). Each retry is a
+ * new job, queued with its `startAfter` in the transaction that records the failed attempt and hands `job_id` to it,
+ * so the schedule is DESIGN.md §2's, not pg-boss's. pg-boss retries only recover a job whose worker died mid-attempt
+ * (the retried job keeps its id, so it still holds the delivery and tries again: at-least-once); a duplicate or stale
+ * job finds another id, or a finished delivery, and does nothing. A delivered delivery is never sent again.
+ */
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import type { Knex } from "knex";
+import type { DeliveryDeps } from "../delivery/consumers.js";
+import { QUEUES } from "../jobs/queues.js";
+import { enqueueEmail } from "../lib/email.js";
+import { FetchError } from "../lib/http-client.js";
+import { limitsOf, type PlanName } from "../workspaces/plans.js";
+import { ATTEMPT_TIMEOUT_MS, classifyStatus, nextAttemptAt, parseRetryAfter } from "./policy.js";
+import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from "./signature.js";
+
+/** What the job did, for logs and tests. */
+export type DeliveryOutcome =
+  | "delivered"
+  | "retry_scheduled"
+  | "failed"
+  | "dead"
+  /** Nothing to do: the delivery is gone, finished, or held by another job. */
+  | "skipped";
+
+/** The body of the spec's table (interface spec "Outbound webhook delivery" item 4). */
+export interface WebhookPayload {
+  event_id: string;
+  delivered_at: string;
+  workspace_id: string;
+  competitor: { id: string; name: string; domain: string };
+  event: {
+    type: string;
+    severity: string;
+    confidence: number;
+    title: string;
+    summary: string;
+    detected_at: string;
+    source_url: string;
+  };
+}
+
+interface DeliveryRow {
+  id: string;
+  status: string;
+  job_id: string | null;
+  subscription_id: string;
+  environment: string;
+  url: string;
+  signing_secret: string;
+  workspace_id: string;
+  plan: PlanName;
+  event_id: string;
+  event_type: string;
+  severity: string;
+  confidence_score: number;
+  title: string;
+  summary: string;
+  detected_at: Date;
+  source_url: string;
+  competitor_id: string;
+  competitor_name: string;
+  competitor_domain: string;
+}
+
+interface AttemptResult {
+  attemptedAt: Date;
+  endedAt: Date;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  verdict: "delivered" | "retry" | "failed";
+  retryAfterSeconds: number | null;
+}
+
+export async function deliverWebhook(deps: DeliveryDeps, deliveryId: string, jobId: string): Promise<DeliveryOutcome> {
+  const delivery = await loadDelivery(deps.knex, deliveryId);
+  if (!delivery || delivery.status !== "pending" || delivery.job_id !== jobId) return "skipped";
+
+  // Webhooks need api_access while they are delivered too (DESIGN.md §7): a downgrade stops the pending ones.
+  if (!limitsOf(delivery.plan).api_access) {
+    const stopped = await deps
+      .knex("webhook_deliveries")
+      .where({ id: deliveryId, status: "pending", job_id: jobId })
+      .update({
+        status: "failed",
+        next_attempt_at: null,
+        last_error: `the workspace's ${delivery.plan} plan no longer includes webhooks (api_access)`,
+      });
+    return stopped > 0 ? "failed" : "skipped";
+  }
+
+  const result = await attempt(deps, delivery);
+  const outcome = await deps.knex.transaction((trx) => recordAttempt(deps, trx, delivery, jobId, result));
+  deps.log.info(
+    { delivery: deliveryId, event: delivery.event_id, status: result.statusCode, error: result.error, outcome },
+    "webhook attempt",
+  );
+  return outcome;
+}
+
+/** The body for one attempt: `delivered_at` is the time of this attempt. */
+function buildPayload(delivery: DeliveryRow, deliveredAt: Date): WebhookPayload {
+  return {
+    event_id: delivery.event_id,
+    delivered_at: deliveredAt.toISOString(),
+    workspace_id: delivery.workspace_id,
+    competitor: { id: delivery.competitor_id, name: delivery.competitor_name, domain: delivery.competitor_domain },
+    event: {
+      type: delivery.event_type,
+      severity: delivery.severity,
+      confidence: delivery.confidence_score,
+      title: delivery.title,
+      summary: delivery.summary,
+      detected_at: new Date(delivery.detected_at).toISOString(),
+      source_url: delivery.source_url,
+    },
+  };
+}
+
+async function loadDelivery(knex: Knex, deliveryId: string): Promise<DeliveryRow | null> {
+  // The event outlives its source (no FK), so source_url falls back to the URL its evidence recorded, and lastly to
+  // the competitor's site: the spec makes it a string.
+  const { rows } = await knex.raw(
+    `SELECT d.id, d.status, d.job_id,
+            s.id AS subscription_id, s.environment, s.url, s.signing_secret,
+            w.id AS workspace_id, w.plan,
+            e.id AS event_id, e.event_type, e.severity, e.confidence_score, e.title, e.summary, e.detected_at,
+            coalesce(src.url,
+                     (SELECT v.source_url FROM evidence v WHERE v.event_id = e.id ORDER BY v.created_at, v.id LIMIT 1),
+                     'https://' || c.domain) AS source_url,
+            c.id AS competitor_id, c.name AS competitor_name, c.domain AS competitor_domain
+       FROM webhook_deliveries d
+       JOIN webhook_subscriptions s ON s.id = d.subscription_id
+       JOIN workspaces w ON w.id = s.workspace_id
+       JOIN events e ON e.id = d.event_id
+       JOIN competitors c ON c.id = e.competitor_id
+       LEFT JOIN sources src ON src.id = e.source_id
+      WHERE d.id = ?`,
+    [deliveryId],
+  );
+  return (rows[0] as DeliveryRow | undefined) ?? null;
+}
+
+/** One signed POST. Never throws for the receiver's failures: they are the attempt's result. */
+async function attempt(deps: DeliveryDeps, delivery: DeliveryRow): Promise<AttemptResult> {
+  const attemptedAt = new Date();
+  // Fresh per attempt (DESIGN.md §5): receivers allow 300 s of skew, so a retry must not replay an old timestamp.
+  const body = JSON.stringify(buildPayload(delivery, attemptedAt));
+  const headers = {
+    "content-type": "application/json",
+    [EVENT_ID_HEADER]: delivery.event_id,
+    [SIGNATURE_HEADER]: signatureHeader(delivery.signing_secret, body, attemptedAt.getTime() / 1000),
+  };
+  const started = performance.now();
+  try {
+    const response = await deps.http.send(delivery.url, {
+      method: "POST",
+      headers,
+      body,
+      timeoutMs: ATTEMPT_TIMEOUT_MS,
+    });
+    const endedAt = new Date();
+    const latencyMs = Math.round(performance.now() - started);
+    let verdict = classifyStatus(response.status);
+    let error = verdict === "delivered" ? null : `HTTP ${response.status}`;
+    // The client's timeouts bound connect, headers and idle body separately; the rule is the whole answer in 10 s.
+    if (latencyMs > ATTEMPT_TIMEOUT_MS) {
+      verdict = "retry";
+      error = `answered HTTP ${response.status} after ${latencyMs} ms, later than ${ATTEMPT_TIMEOUT_MS / 1000} s`;
+    }
+    return {
+      attemptedAt,
+      endedAt,
+      statusCode: response.status,
+      latencyMs,
+      error,
+      verdict,
+      retryAfterSeconds: parseRetryAfter(response.headers["retry-after"], endedAt.getTime()),
+    };
+  } catch (error) {
+    if (!(error instanceof FetchError)) throw error;
+    // Timeouts, refused or reset connections and DNS failures may pass; a blocked or invalid target will not.
+    return {
+      attemptedAt,
+      endedAt: new Date(),
+      statusCode: null,
+      latencyMs: Math.round(performance.now() - started),
+      error: error.message,
+      verdict: error.retryable ? "retry" : "failed",
+      retryAfterSeconds: null,
+    };
+  }
+}
+
+async function recordAttempt(
+  deps: DeliveryDeps,
+  trx: Knex.Transaction,
+  delivery: DeliveryRow,
+  jobId: string,
+  result: AttemptResult,
+): Promise<DeliveryOutcome> {
+  const current = await trx("webhook_deliveries")
+    .where({ id: delivery.id })
+    .forUpdate()
+    .first<{ status: string; job_id: string | null; attempts: number; first_attempt_at: Date | null }>(
+      "status",
+      "job_id",
+      "attempts",
+      "first_attempt_at",
+    );
+  // Deleted meanwhile with its subscription (replaced by webhook-promote): nothing left to record on.
+  if (!current) return "skipped";
+  // Every attempt that reached the network is kept, even one whose job lost the delivery meanwhile.
+  await trx("webhook_attempts").insert({
+    delivery_id: delivery.id,
+    attempted_at: result.attemptedAt,
+    status_code: result.statusCode,
+    latency_ms: result.latencyMs,
+    error: result.error,
+  });
+  if (current.status !== "pending" || current.job_id !== jobId) return "skipped";
+
+  const attempts = current.attempts + 1;
+  const firstAttemptAt = current.first_attempt_at ?? result.attemptedAt;
+  const common = {
+    attempts,
+    first_attempt_at: firstAttemptAt,
+    last_attempt_at: result.attemptedAt,
+    last_status: result.statusCode,
+    last_error: result.error,
+  };
+  const update = (changes: Record<string, unknown>) =>
+    trx("webhook_deliveries")
+      .where({ id: delivery.id })
+      .update({ ...common, ...changes });
+
+  if (result.verdict === "delivered") {
+    await update({ status: "delivered", delivered_at: result.endedAt, next_attempt_at: null });
+    return "delivered";
+  }
+  if (result.verdict === "failed") {
+    await update({ status: "failed", next_attempt_at: null });
+    return "failed";
+  }
+
+  const next = nextAttemptAt({
+    attempt: attempts,
+    firstAttemptAt: new Date(firstAttemptAt),
+    now: result.endedAt,
+    baseSeconds: deps.config.webhookRetryBaseSeconds,
+    windowSeconds: deps.config.webhookRetryWindowSeconds,
+    retryAfterSeconds: result.retryAfterSeconds,
+  });
+  if (next === null) {
+    await update({ status: "dead", next_attempt_at: null });
+    await notifyOwners(deps, trx, delivery, attempts, result.error);
+    return "dead";
+  }
+  const nextJobId = randomUUID();
+  await update({ next_attempt_at: next, job_id: nextJobId });
+  await deps.jobs.send(
+    QUEUES.webhookDeliver.name,
+    { delivery_id: delivery.id },
+    { id: nextJobId, startAfter: next },
+    trx,
+  );
+  return "retry_scheduled";
+}
+
+/**
+ * The dead letter (DESIGN.md §7): one email to each owner of the workspace, naming the subscription and the event,
+ * queued in the transaction that marks the delivery dead, so it is sent once and only if that commits.
+ */
+async function notifyOwners(
+  deps: DeliveryDeps,
+  trx: Knex.Transaction,
+  delivery: DeliveryRow,
+  attempts: number,
+  lastError: string | null,
+): Promise<void> {
+  const owners = await trx("memberships as m")
+    .join("users as u", "u.id", "m.user_id")
+    .where({ "m.workspace_id": delivery.workspace_id, "m.role": "owner" })
+    .orderBy("u.email")
+    .select<{ email: string; name: string }[]>("u.email", "u.name");
+  const seconds = deps.config.webhookRetryWindowSeconds;
+  const window = seconds % 3600 === 0 ? `${seconds / 3600} hour(s)` : `${seconds} second(s)`;
+  for (const owner of owners) {
+    await enqueueEmail(
+      deps.jobs,
+      {
+        to: owner.email,
+        subject: `Webhook delivery failed: ${delivery.title}`,
+        text:
+          `Hi ${owner.name},\n\n` +
+          `Rivalscope could not deliver an event to your ${delivery.environment} webhook and has stopped trying: ` +
+          `${attempts} attempt(s) failed in the ${window} after the first one.\n\n` +
+          `Subscription: ${delivery.subscription_id} (${delivery.environment})\n` +
+          `URL: ${delivery.url}\n` +
+          `Event: ${delivery.event_id}\n` +
+          `Title: ${delivery.title}\n` +
+          `Last error: ${lastError ?? "none"}\n\n` +
+          `The event is still available through the API and the dashboard.\n`,
+      },
+      trx,
+    );
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The rules of outbound webhooks that need no database: which events a subscription takes, what an answer means, and
+ * when the next attempt happens (DESIGN.md §2 and §7, interface spec "Outbound webhook delivery").
+ */
+import type { EventType, Severity } from "../detection/types.js";
+
+/** DESIGN.md §3: low < medium < high < critical. */
+export const SEVERITIES: readonly Severity[] = ["low", "medium", "high", "critical"];
+export const EVENT_TYPES: readonly EventType[] = [
+  "pricing_change",
+  "product_change",
+  "hiring_change",
+  "narrative_change",
+];
+export const ENVIRONMENTS = ["staging", "production"] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** A delivery attempt must be answered with a 2xx within this time to count (the issue: "2xx within 10 s"). */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+
+export function isSeverity(value: string): value is Severity {
+  return (SEVERITIES as readonly string[]).includes(value);
+}
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export function isEnvironment(value: string): value is Environment {
+  return (ENVIRONMENTS as readonly string[]).includes(value);
+}
+
+export interface SubscriptionFilter {
+  min_severity: string;
+  /** null = every type. */
+  event_types: string[] | null;
+}
+
+/** Thresholds are inclusive (DESIGN.md §7): an event at exactly `min_severity` is delivered. */
+export function subscriptionTakes(
+  filter: SubscriptionFilter,
+  event: { event_type: string; severity: string },
+): boolean {
+  const rank = SEVERITIES.indexOf(event.severity as Severity);
+  const threshold = SEVERITIES.indexOf(filter.min_severity as Severity);
+  if (rank < 0 || threshold < 0 || rank < threshold) return false;
+  return filter.event_types === null || filter.event_types.includes(event.event_type);
+}
+
+/**
+ * What an HTTP answer means for the delivery. 5xx, 408 and 429 are the receiver's temporary trouble; any other 4xx
+ * (410 Gone, 401, 404…) will not change by asking again, and a 3xx is never followed (a redirect would replay a signed
+ * POST to a host nobody configured), so both fail the delivery at once.
+ */
+export function classifyStatus(status: number): "delivered" | "retry" | "failed" {
+  if (status >= 200 && status <= 299) return "delivered";
+  if (status >= 500 || status === 408 || status === 429) return "retry";
+  return "failed";
+}
+
+/**
+ * DESIGN.md §2: after failed attempt n, wait base × 2^(n−1) × (1 + j), j uniform in [0, 0.25]. `random` returns a
+ * number in [0, 1) (Math.random), scaled here to the jitter range.
+ */
+export function backoffSeconds(attempt: number, baseSeconds: number, random: () => number = Math.random): number {
+  const jitter = random() * 0.25;
+  return baseSeconds * 2 ** Math.max(0, attempt - 1) * (1 + jitter);
+}
+
+/**
+ * The receiver's Retry-After in seconds from `nowMs` (RFC 9110 §10.2.3: delay-seconds or an HTTP-date), or null when
+ * absent or unreadable. A date in the past means "now" (0).
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | null {
+  const raw = value?.trim();
+  if (!raw) return null;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const date = Date.parse(raw);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, (date - nowMs) / 1000);
+}
+
+export interface RetryPlan {
+  /** 1-based number of the attempt that just failed. */
+  attempt: number;
+  firstAttemptAt: Date;
+  /** When the failed attempt ended. */
+  now: Date;
+  baseSeconds: number;
+  windowSeconds: number;
+  /** From the answer's Retry-After, if any. */
+  retryAfterSeconds: number | null;
+  random?: () => number;
+}
+
+/**
+ * When to try again, or null when the window is over (the delivery is dead). Retries go on until
+ * WEBHOOK_RETRY_WINDOW_SECONDS after the first attempt (DESIGN.md §7): a retry that would fall later is moved to the
+ * window's end, so the last attempt happens at the end of the window and its failure makes the delivery dead.
+ * Retry-After is a lower bound (never retry earlier than the receiver asked), but, like the backoff, never beyond the
+ * window.
+ */
+export function nextAttemptAt(plan: RetryPlan): Date | null {
+  const deadline = plan.firstAttemptAt.getTime() + plan.windowSeconds * 1000;
+  const now = plan.now.getTime();
+  if (now >= deadline) return null;
+  let delaySeconds = backoffSeconds(plan.attempt, plan.baseSeconds, plan.random);
+  if (plan.retryAfterSeconds !== null) delaySeconds = Math.max(delaySeconds, plan.retryAfterSeconds);
+  return new Date(Math.min(now + delaySeconds * 1000, deadline));
+}

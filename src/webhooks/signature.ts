@@ -1,0 +1,21 @@
+/**
+ * Outbound webhook signatures: Stripe's scheme exactly (DESIGN.md §5), so receivers verify with off-the-shelf
+ * libraries: `x-ci-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, where the key is the
+ * whole `whsec_…` string, as Stripe uses it (STACK-NOTES.md "Signatures").
+ */
+import { createHmac, randomBytes } from "node:crypto";
+
+export const SIGNATURE_HEADER = "x-ci-signature";
+export const EVENT_ID_HEADER = "x-ci-event-id";
+
+/** A new signing secret: `whsec_` and 32 random bytes in base64. */
+export function generateSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64")}`;
+}
+
+/** The `x-ci-signature` value for `body` (the exact bytes sent) at `timestampSeconds`. */
+export function signatureHeader(secret: string, body: string, timestampSeconds: number): string {
+  const t = Math.floor(timestampSeconds);
+  const v1 = createHmac("sha256", secret).update(`${t}.${body}`, "utf8").digest("hex");
+  return `t=${t},v1=${v1}`;
+}
