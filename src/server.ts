@@ -27,6 +27,22 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/**
+ * The shared services of a process over an open database: pg-boss (sending, plus maintenance for workers), the
+ * outbound HTTP client, tokens and the detection pipeline. The service and the admin CLI both build them here.
+ */
+export async function openServices(
+  config: Readonly<Config>,
+  database: Database,
+  log: Logger,
+  options: { worker: boolean },
+): Promise<AppServices> {
+  const http = createHttpClient({ allowPrivateTargets: config.allowPrivateTargets });
+  const jobs = await startJobs({ connectionString: database.url, log, worker: options.worker });
+  const detection = new DetectionPipeline({ knex: database.knex, jobs, http, log });
+  return { config, knex: database.knex, log, tokens: new TokenService(config), jobs, http, detection };
+}
+
 export interface StartOptions {
   /** Do not listen on a port (tests drive the express app directly). */
   listen?: boolean;
@@ -40,18 +56,8 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   const runWorker = config.role !== "api";
 
   const email = createEmailTransport(config, database.knex, log);
-  const http = createHttpClient({ allowPrivateTargets: config.allowPrivateTargets });
-  const jobs = await startJobs({ connectionString: database.url, log, worker: runWorker });
-  const pipeline = new DetectionPipeline({ knex: database.knex, jobs, http, log });
-  const services: AppServices = {
-    config,
-    knex: database.knex,
-    log,
-    tokens: new TokenService(config),
-    jobs,
-    http,
-    detection: pipeline,
-  };
+  const services = await openServices(config, database, log, { worker: runWorker });
+  const { jobs, http, detection: pipeline } = services;
   let scheduler: FetchScheduler | null = null;
   if (runWorker) {
     const delivery = { config, knex: database.knex, jobs, http, log };

@@ -6,13 +6,10 @@ import { parseArgs } from "node:util";
 import pino from "pino";
 import { connectSlack, SlackConnectError } from "../alerts/slack.js";
 import { AuthService } from "../auth/service.js";
-import { TokenService } from "../auth/tokens.js";
 import { ConfigError, loadConfig } from "../config.js";
 import { openDatabase } from "../db/database.js";
+import { openServices } from "../server.js";
 import type { AppServices } from "../http/handler.js";
-import { DetectionPipeline } from "../detection/pipeline.js";
-import { startJobs } from "../jobs/boss.js";
-import { createHttpClient } from "../lib/http-client.js";
 import { isPlanName, limitsOf, PLAN_NAMES } from "../workspaces/plans.js";
 import { promoteSubscription, upsertSubscription, WebhookSubscriptionError } from "../webhooks/subscriptions.js";
 
@@ -192,25 +189,13 @@ export async function runAdminCommand(argv: string[], services: AppServices): Pr
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = pino({ level: "warn" });
   const database = await openDatabase(config);
-  const jobs = await startJobs({ connectionString: database.url, log, worker: false });
-  const http = createHttpClient({ allowPrivateTargets: config.allowPrivateTargets });
+  const services = await openServices(config, database, pino({ level: "warn" }), { worker: false });
   try {
-    const detection = new DetectionPipeline({ knex: database.knex, jobs, http, log });
-    const services: AppServices = {
-      config,
-      knex: database.knex,
-      log,
-      tokens: new TokenService(config),
-      jobs,
-      http,
-      detection,
-    };
     console.log(JSON.stringify(await runAdminCommand(process.argv.slice(2), services), null, 2));
   } finally {
-    await http.close();
-    await jobs.stop();
+    await services.http.close();
+    await services.jobs.stop();
     await database.close();
   }
 }
