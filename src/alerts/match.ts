@@ -3,14 +3,12 @@
  * §3 plan flags). Pure: the consumer loads the rows, these functions decide.
  */
 import type { components } from "../../generated/api-types.js";
+import { severityAtLeast } from "../lib/severity.js";
 import type { PlanLimits } from "../workspaces/plans.js";
 
 type Schemas = components["schemas"];
 export type Severity = Schemas["Severity"];
 export type DeliveryChannel = Schemas["DeliveryChannel"];
-
-/** DESIGN.md §3: low < medium < high < critical. */
-const SEVERITY_RANK: Readonly<Record<Severity, number>> = { low: 0, medium: 1, high: 2, critical: 3 };
 
 /** The fields of a rule that decide whether an event matches it. */
 export interface MatchableRule {
@@ -29,9 +27,7 @@ export interface MatchableEvent {
   confidence_score: number;
 }
 
-export function severityAtLeast(severity: Severity, threshold: Severity): boolean {
-  return SEVERITY_RANK[severity] >= SEVERITY_RANK[threshold];
-}
+export { severityAtLeast };
 
 /**
  * `competitor_id` null = every competitor, `event_types` null = every type; thresholds are inclusive

@@ -3,6 +3,7 @@
  * renders the same message, so tests assert exact output.
  */
 import type { EmailMessage } from "../lib/email.js";
+import { escapeHtml } from "../lib/html.js";
 import type { Severity } from "./match.js";
 
 /** An event with what its alert shows beside it (competitor, source page). */
@@ -143,15 +144,6 @@ export function slackMessage(event: AlertEvent, publicBaseUrl: string): SlackMes
       { type: "context", elements: [{ type: "mrkdwn", text: clip(context, SECTION_TEXT_MAX) }] },
     ],
   };
-}
-
-function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
 }
 
 /** Slack mrkdwn: only `&`, `<` and `>` are control characters (Slack's "Escaping text" guide). */

@@ -7,6 +7,7 @@ import { createDefaultAlertRule } from "../alert-rules/service.js";
 import { conflict, invalid, tooManyRequests, unauthorized } from "../http/errors.js";
 import type { AppServices } from "../http/handler.js";
 import { enqueueEmail } from "../lib/email.js";
+import { escapeHtml } from "../lib/html.js";
 import { RateLimiter } from "../lib/rate-limit.js";
 import { isIanaTimezone } from "../lib/timezones.js";
 import { hashPassword, verifyPassword } from "./passwords.js";
@@ -194,11 +195,4 @@ async function defaultWorkspaceOf(knex: Knex, userId: string): Promise<string> {
   const membership = await knex("memberships").where({ user_id: userId }).orderBy("created_at").first("workspace_id");
   if (!membership) throw unauthorized("This account belongs to no workspace");
   return membership.workspace_id as string;
-}
-
-export function escapeHtml(value: string): string {
-  return value.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
-  );
 }

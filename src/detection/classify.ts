@@ -32,12 +32,7 @@ import type {
   Severity,
   SnapshotDiff,
 } from "./types.js";
-
-const SEVERITIES: Severity[] = ["low", "medium", "high", "critical"];
-
-function maxSeverity(...values: Severity[]): Severity {
-  return values.reduce((a, b) => (SEVERITIES.indexOf(b) > SEVERITIES.indexOf(a) ? b : a), "low");
-}
+import { maxSeverity } from "../lib/severity.js";
 
 /** Below this, a draft is marked inferred (the issue: "is_inferred = true for confidence < 0.7"). */
 const INFERRED_BELOW = 0.7;

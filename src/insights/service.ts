@@ -46,7 +46,7 @@ export class InsightService {
         .where("competitor_id", competitor.id)
         .whereRaw("detected_at >= now() - make_interval(days => ?)", [historyDays]);
 
-    const [counts, profile, latest, recent, pricingMoves, launches] = await Promise.all([
+    const [counts, profile, latest, recent, pricingMoves, launches, eventCount] = await Promise.all([
       this.knex("sources")
         .where({ competitor_id: competitor.id })
         .first(
@@ -68,8 +68,8 @@ export class InsightService {
         .limit(5)
         .select("id", "title", "severity", "detected_at"),
       withinHistory(this.knex("events")).where({ event_type: "product_change" }).count({ n: "*" }).first(),
+      withinHistory(this.knex("events")).count({ n: "*" }).first(),
     ]);
-    const eventCount = await withinHistory(this.knex("events")).count({ n: "*" }).first();
 
     return {
       id: competitor.id,

@@ -2,10 +2,11 @@
  * The rules of outbound webhooks that need no database: which events a subscription takes, what an answer means, and
  * when the next attempt happens (DESIGN.md §2 and §7, interface spec "Outbound webhook delivery").
  */
-import type { EventType, Severity } from "../detection/types.js";
+import type { EventType } from "../detection/types.js";
+import { severityAtLeast } from "../lib/severity.js";
+// Re-exported for the subscription code that validates CLI input.
+export { isSeverity, SEVERITIES } from "../lib/severity.js";
 
-/** DESIGN.md §3: low < medium < high < critical. */
-export const SEVERITIES: readonly Severity[] = ["low", "medium", "high", "critical"];
 export const EVENT_TYPES: readonly EventType[] = [
   "pricing_change",
   "product_change",
@@ -17,10 +18,6 @@ export type Environment = (typeof ENVIRONMENTS)[number];
 
 /** A delivery attempt must be answered with a 2xx within this time to count (the issue: "2xx within 10 s"). */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
-
-export function isSeverity(value: string): value is Severity {
-  return (SEVERITIES as readonly string[]).includes(value);
-}
 
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
@@ -41,9 +38,7 @@ export function subscriptionTakes(
   filter: SubscriptionFilter,
   event: { event_type: string; severity: string },
 ): boolean {
-  const rank = SEVERITIES.indexOf(event.severity as Severity);
-  const threshold = SEVERITIES.indexOf(filter.min_severity as Severity);
-  if (rank < 0 || threshold < 0 || rank < threshold) return false;
+  if (!severityAtLeast(event.severity, filter.min_severity)) return false;
   return filter.event_types === null || filter.event_types.includes(event.event_type);
 }
 

@@ -137,9 +137,10 @@ describe("bearer tokens", () => {
     const started = Date.now();
     await waitFor(
       async () => (await app.http.get("/auth/me").set("Authorization", member.bearer)).status === 401,
-      AUTH_CACHE_MS + 2000,
+      AUTH_CACHE_MS + 5000,
     );
-    expect(Date.now() - started).toBeLessThanOrEqual(AUTH_CACHE_MS + 2000);
+    // Within the cache lifetime (plus polling slack), not merely eventually.
+    expect(Date.now() - started).toBeLessThanOrEqual(AUTH_CACHE_MS + 1000);
   });
 });
 
