@@ -9,6 +9,7 @@ import * as alertRules from "./20261122000300_alert_rules.js";
 import * as suppressions from "./20261122000400_suppressions.js";
 import * as webhooks from "./20261122000500_webhooks.js";
 import * as alertDeliveries from "./20261122000600_alert_deliveries.js";
+import * as digests from "./20261122000700_digests.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
@@ -17,4 +18,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261122000400_suppressions", suppressions],
   ["20261122000500_webhooks", webhooks],
   ["20261122000600_alert_deliveries", alertDeliveries],
+  ["20261122000700_digests", digests],
 ];

@@ -6,6 +6,7 @@ import { adminHandlers } from "./admin/handlers.js";
 import { alertRuleHandlers } from "./alert-rules/handlers.js";
 import { authHandlers } from "./auth/handlers.js";
 import { competitorHandlers } from "./competitors/handlers.js";
+import { digestHandlers } from "./digests/handlers.js";
 import { discoveryHandlers } from "./discovery/handlers.js";
 import { docsHandlers } from "./docs/handlers.js";
 import { eventHandlers } from "./events/handlers.js";
@@ -30,6 +31,7 @@ const AREAS: AreaHandlers[] = [
   alertRuleHandlers,
   preferenceHandlers,
   suppressionHandlers,
+  digestHandlers,
 ];
 
 function merge(areas: AreaHandlers[]): AreaHandlers {

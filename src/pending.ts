@@ -6,15 +6,6 @@
 import type { OperationId } from "./http/handler.js";
 
 export const PENDING_OPERATIONS = [
-  // Digests and email (issue 5).
-  "listDigests",
-  "createDigest",
-  "getDigest",
-  "sendDigest",
-  "listDigestDeliveries",
-  "receiveEmailDeliveryWebhook",
-  "getUnsubscribePage",
-  "unsubscribeFromDigests",
   // Plans and billing.
   "getMyPlan",
   "listPricingPlans",

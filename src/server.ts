@@ -12,7 +12,8 @@ import type { AppServices } from "./http/handler.js";
 import { startJobs } from "./jobs/boss.js";
 import { jobHandlers } from "./jobs/handlers.js";
 import { DetectionPipeline } from "./detection/pipeline.js";
-import { FetchScheduler } from "./detection/scheduler.js";
+import { scheduledTasks } from "./jobs/scheduled-tasks.js";
+import { Scheduler } from "./jobs/scheduler.js";
 import { createEmailTransport } from "./lib/email.js";
 import { createHttpClient } from "./lib/http-client.js";
 
@@ -40,7 +41,8 @@ export async function openServices(
   const http = createHttpClient({ allowPrivateTargets: config.allowPrivateTargets });
   const jobs = await startJobs({ connectionString: database.url, log, worker: options.worker });
   const detection = new DetectionPipeline({ knex: database.knex, jobs, http, log });
-  return { config, knex: database.knex, log, tokens: new TokenService(config), jobs, http, detection };
+  const email = createEmailTransport(config, database.knex, log);
+  return { config, knex: database.knex, log, tokens: new TokenService(config), jobs, http, detection, email };
 }
 
 export interface StartOptions {
@@ -55,14 +57,17 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   const serveApi = config.role !== "worker";
   const runWorker = config.role !== "api";
 
-  const email = createEmailTransport(config, database.knex, log);
   const services = await openServices(config, database, log, { worker: runWorker });
-  const { jobs, http, detection: pipeline } = services;
-  let scheduler: FetchScheduler | null = null;
+  const { jobs, http, email, detection: pipeline } = services;
+  let scheduler: Scheduler | null = null;
   if (runWorker) {
     const delivery = { config, knex: database.knex, jobs, http, log };
     await jobs.startWorkers(jobHandlers({ email, log, pipeline, delivery }));
-    scheduler = new FetchScheduler({ knex: database.knex, jobs, log }, config.schedulerTickSeconds);
+    scheduler = new Scheduler(
+      { knex: database.knex, jobs, log },
+      config.schedulerTickSeconds,
+      scheduledTasks({ config, jobs }),
+    );
     scheduler.start();
   }
 

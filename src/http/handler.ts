@@ -9,6 +9,7 @@ import type { TokenService } from "../auth/tokens.js";
 import type { Config } from "../config.js";
 import type { DetectionPipeline } from "../detection/pipeline.js";
 import type { Jobs } from "../jobs/boss.js";
+import type { EmailTransport } from "../lib/email.js";
 import type { HttpClient } from "../lib/http-client.js";
 import type { PlanName } from "../workspaces/plans.js";
 import type { MemberRole } from "../workspaces/models.js";
@@ -24,6 +25,8 @@ export interface AppServices {
   jobs: Jobs;
   /** The one outbound HTTP client (SSRF guard, caps, timeouts). */
   http: HttpClient;
+  /** The transport chosen by EMAIL_TRANSPORT: queued mail is sent through it, and so are digests (sendDigest). */
+  email: EmailTransport;
   /** Fetch → extract → diff → classify (used by run-now's worker and by re-analysis). */
   detection: DetectionPipeline;
 }

@@ -3,6 +3,8 @@ import type { Logger } from "pino";
 import { deliverSlackAlert } from "../alerts/slack.js";
 import { EVENT_CONSUMERS, type DeliveryDeps } from "../delivery/consumers.js";
 import type { DetectionPipeline } from "../detection/pipeline.js";
+import { generateScheduledDigests, type DigestRun } from "../digests/schedule.js";
+import { deliverDigest } from "../digests/send.js";
 import type { EmailMessage, EmailTransport } from "../lib/email.js";
 import { deliverWebhook } from "../webhooks/deliver.js";
 import type { JobHandler } from "./boss.js";
@@ -27,6 +29,19 @@ export function jobHandlers(deps: JobDeps): Partial<Record<QueueName, JobHandler
     [QUEUES.sourceFetch.name]: async (job) => {
       const outcome = await deps.pipeline.fetchSource(job.data.source_id, job.id);
       deps.log.debug({ job: job.id, source: job.data.source_id, outcome: outcome.kind }, "source fetched");
+    },
+    [QUEUES.digestGenerate.name]: async (job) => {
+      const { knex, config } = deps.delivery;
+      await generateScheduledDigests(
+        { knex, log: deps.log, publicBaseUrl: config.publicBaseUrl },
+        job.data as DigestRun,
+      );
+    },
+    [QUEUES.digestDeliver.name]: async (job) => {
+      const { knex, config } = deps.delivery;
+      const outcome = await deliverDigest({ knex, config, email: deps.email, log: deps.log }, job.data.delivery_id);
+      // Thrown so pg-boss retries with backoff; the delivery stays `failed` if every retry fails.
+      if (outcome === "failed") throw new Error(`digest delivery ${job.data.delivery_id} failed; will retry`);
     },
     [QUEUES.emailSend.name]: async (job) => {
       const message = job.data as EmailMessage;

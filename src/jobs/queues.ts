@@ -66,6 +66,30 @@ export const QUEUES = {
     options: { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 90, deadLetter: DEAD_LETTER_QUEUE },
     work: { workers: 2, batchSize: 10, pollingIntervalSeconds: 0.5 },
   },
+  /**
+   * One scheduled digest run (src/digests/schedule.ts): generates the slot's digest of every eligible workspace.
+   * Re-running it is harmless (digests are unique per workspace and run), so a crashed run simply retries.
+   */
+  digestGenerate: {
+    name: "digest-generate",
+    options: {
+      retryLimit: 5,
+      retryDelay: 60,
+      retryBackoff: true,
+      expireInSeconds: 1800,
+      deadLetter: DEAD_LETTER_QUEUE,
+    },
+    work: { workers: 1, batchSize: 1, pollingIntervalSeconds: 2 },
+  },
+  /**
+   * One member's scheduled digest email (src/digests/send.ts). A transport failure marks the delivery `failed` and
+   * throws, so pg-boss retries it with backoff; the expiry sits above nodemailer's and the HTTP provider's timeouts.
+   */
+  digestDeliver: {
+    name: "digest-deliver",
+    options: { retryLimit: 6, retryDelay: 60, retryBackoff: true, expireInSeconds: 300, deadLetter: DEAD_LETTER_QUEUE },
+    work: { workers: 1, batchSize: 10, pollingIntervalSeconds: 1 },
+  },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]["name"];

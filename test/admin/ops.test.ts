@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FetchScheduler } from "../../src/detection/scheduler.js";
+import { Scheduler } from "../../src/jobs/scheduler.js";
 import { createCompetitor, createWorkspace, type TestMember } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 
@@ -92,7 +92,7 @@ describe("admin operations views", () => {
       recent_runs: [],
     });
     const { knex, jobs, log } = app.service.services;
-    await new FetchScheduler({ knex, jobs, log }, 60).tick({ force: true });
+    await new Scheduler({ knex, jobs, log }, 60).tick({ force: true });
     const after = await app.http.get("/admin/scheduler").set("Authorization", admin.bearer).expect(200);
     expect(after.body).toMatchObject({
       enabled: true,

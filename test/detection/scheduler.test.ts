@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FetchScheduler } from "../../src/detection/scheduler.js";
+import { Scheduler } from "../../src/jobs/scheduler.js";
 import { createCompetitor, createWorkspace } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 
 let app: TestApp;
-let scheduler: FetchScheduler;
+let scheduler: Scheduler;
 beforeAll(async () => {
   // API role: no worker picks the jobs up, so the queue can be inspected as the scheduler left it.
   app = await startTestApp({ ROLE: "api" });
   const { knex, jobs, log } = app.service.services;
-  scheduler = new FetchScheduler({ knex, jobs, log }, 60);
+  scheduler = new Scheduler({ knex, jobs, log }, 60);
 });
 afterAll(async () => app?.stop());
 

@@ -1,14 +1,15 @@
 /**
- * The fetch scheduler: every SCHEDULER_TICK_SECONDS it enqueues a fetch for each active source that is due
+ * The scheduler: every SCHEDULER_TICK_SECONDS it enqueues a fetch for each active source that is due
  * (`last_fetched_at + fetch_frequency_minutes` has passed), at most one queued fetch per source, spacing the sources
- * of one host apart so they do not fire together. Any number of worker processes may run it: an advisory lock and
- * the heartbeat in `scheduler_state` make one tick happen per interval.
+ * of one host apart so they do not fire together; then it runs the other periodic tasks it was given (digest runs and
+ * deliveries, CRM rollups: src/jobs/scheduled-tasks.ts). Any number of worker processes may run it: an advisory lock
+ * and the heartbeat in `scheduler_state` make one tick happen per interval.
  */
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import type { Logger } from "pino";
-import { knexExecutor, type Jobs } from "../jobs/boss.js";
-import { QUEUES } from "../jobs/queues.js";
+import { knexExecutor, type Jobs } from "./boss.js";
+import { QUEUES } from "./queues.js";
 
 /** Sources enqueued per tick at most; the rest are due next tick (oldest first, so none starves). */
 const MAX_PER_TICK = 2000;
@@ -19,13 +20,23 @@ const JITTER_SECONDS = 1;
 const STALE_QUEUED_MINUTES = 60;
 const LOCK_KEY = "rivalscope:fetch-scheduler";
 
-export class FetchScheduler {
+/**
+ * Periodic work done in the tick's transaction, under its lock, with the tick's clock. Each task runs in a savepoint:
+ * one that fails is logged and rolled back alone, and the rest of the tick stands.
+ */
+export interface SchedulerTask {
+  name: string;
+  run(trx: Knex.Transaction, now: Date): Promise<unknown>;
+}
+
+export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly deps: { knex: Knex; jobs: Jobs; log: Logger },
     private readonly tickSeconds: number,
+    private readonly tasks: readonly SchedulerTask[] = [],
   ) {}
 
   start(): void {
@@ -43,8 +54,12 @@ export class FetchScheduler {
     await this.running;
   }
 
-  /** One tick; returns how many fetches it enqueued (0 when another process ticked moments ago). */
-  async tick(options: { force?: boolean } = {}): Promise<number> {
+  /**
+   * One tick; returns how many fetches it enqueued (0 when another process ticked moments ago). `now` is the clock
+   * the tasks see (tests move it; fetches always compare with the database's clock).
+   */
+  async tick(options: { force?: boolean; now?: Date } = {}): Promise<number> {
+    const now = options.now ?? new Date();
     return this.deps.knex.transaction(async (trx) => {
       const { rows } = await trx.raw("SELECT pg_try_advisory_xact_lock(hashtext(?)) AS locked", [LOCK_KEY]);
       if (!rows[0].locked) return 0;
@@ -96,6 +111,13 @@ export class FetchScheduler {
         .where({ id: 1 })
         .update({ last_tick_at: trx.fn.now(), last_tick_enqueued: jobs.length });
       if (jobs.length > 0) this.deps.log.info({ enqueued: jobs.length }, "scheduler enqueued due sources");
+      for (const task of this.tasks) {
+        try {
+          await trx.transaction((savepoint) => task.run(savepoint, now));
+        } catch (error) {
+          this.deps.log.error({ err: error, task: task.name }, "scheduler task failed");
+        }
+      }
       return jobs.length;
     });
   }

@@ -1,0 +1,42 @@
+import { suppress } from "../suppressions/service.js";
+import { accepted, callerOf, created, ok, type AreaHandlers } from "../http/handler.js";
+import { receiveEmailEvent } from "./email-events.js";
+import { DigestService } from "./service.js";
+import { invalidUnsubscribeLink, UnsubscribeLinks, unsubscribePage } from "./unsubscribe.js";
+
+/** The workspace's name for the confirmation page; a workspace deleted since the mail makes the link invalid. */
+async function workspaceName(ctx: { services: { knex: import("knex").Knex } }, workspaceId: string): Promise<string> {
+  const workspace = await ctx.services.knex("workspaces").where({ id: workspaceId }).first("name");
+  if (!workspace) throw invalidUnsubscribeLink();
+  return workspace.name;
+}
+
+export const digestHandlers: AreaHandlers = {
+  listDigests: async (ctx) => ok(await new DigestService(ctx.services, callerOf(ctx)).list()),
+
+  createDigest: async (ctx) =>
+    created(await new DigestService(ctx.services, callerOf(ctx)).create(ctx.query.period_type)),
+
+  getDigest: async (ctx) => ok(await new DigestService(ctx.services, callerOf(ctx)).get(ctx.path.digest_id)),
+
+  sendDigest: async (ctx) => ok(await new DigestService(ctx.services, callerOf(ctx)).send(ctx.path.digest_id)),
+
+  listDigestDeliveries: async (ctx) =>
+    ok(await new DigestService(ctx.services, callerOf(ctx)).deliveries(ctx.path.digest_id)),
+
+  receiveEmailDeliveryWebhook: async (ctx) =>
+    accepted(await receiveEmailEvent(ctx.services.knex, ctx.services.config.email.webhookSecret, ctx)),
+
+  getUnsubscribePage: async (ctx) => {
+    const claims = await new UnsubscribeLinks(ctx.services.config).verify(ctx.query.token);
+    const page = unsubscribePage(claims.email, await workspaceName(ctx, claims.workspaceId));
+    return { status: 200, body: page, contentType: "text/html" };
+  },
+
+  unsubscribeFromDigests: async (ctx) => {
+    const claims = await new UnsubscribeLinks(ctx.services.config).verify(ctx.query.token);
+    await workspaceName(ctx, claims.workspaceId);
+    const row = await suppress(ctx.services.knex, claims.workspaceId, claims.email, "unsubscribe");
+    return ok({ email: row.email, suppressed: true });
+  },
+};

@@ -1,0 +1,193 @@
+/**
+ * What a digest says (`payload_json`, issue 5): the workspace's events of `[period_start, period_end)` as headline
+ * counts, a few highlighted events, and one section per competitor with its events ordered by severity, then time
+ * (newest first). The email renders exactly this, so the API and the mail never disagree.
+ *
+ * Highlights follow the workspace's alert rules of the digest's frequency (DESIGN.md §7: "`daily`/`weekly` rules
+ * choose which events the member's digest highlights"); a workspace without such rules gets its high and critical
+ * events highlighted.
+ */
+import type { Knex } from "knex";
+import type { components } from "../../generated/api-types.js";
+import { eventLink } from "../alerts/messages.js";
+import { ruleMatches, type MatchableRule } from "../alerts/match.js";
+import type { Severity } from "../detection/types.js";
+import { SEVERITIES, severityAtLeast } from "../lib/severity.js";
+
+export type PeriodType = components["schemas"]["PeriodType"];
+
+const EVENT_TYPES = ["pricing_change", "product_change", "hiring_change", "narrative_change"] as const;
+
+/** Highlighted events at most, and events listed per competitor section (the rest are counted in `more_events`). */
+export const MAX_HIGHLIGHTS = 5;
+export const MAX_EVENTS_PER_SECTION = 25;
+/** Events read per digest at most, most severe and newest first; counts always cover every event of the period. */
+const MAX_EVENTS_READ = 5000;
+
+export const PERIOD_HOURS: Readonly<Record<PeriodType, number>> = { daily: 24, weekly: 7 * 24 };
+
+export interface DigestEventItem {
+  id: string;
+  event_type: string;
+  severity: Severity;
+  title: string;
+  summary: string;
+  confidence_score: number;
+  detected_at: string;
+  source_url: string;
+  /** Where the event lives in the API (`${PUBLIC_BASE_URL}/events/<id>`). */
+  url: string;
+}
+
+export interface DigestSection {
+  competitor: { id: string; name: string; domain: string };
+  counts: { total: number; by_type: Record<string, number> };
+  events: DigestEventItem[];
+  /** Events of the competitor in the period beyond the listed ones. */
+  more_events: number;
+}
+
+export interface DigestPayload {
+  workspace: { id: string; name: string };
+  period: { type: PeriodType; start: string; end: string };
+  headline: string;
+  counts: {
+    total: number;
+    competitors: number;
+    by_type: Record<string, number>;
+    by_severity: Record<string, number>;
+  };
+  highlights: DigestEventItem[];
+  sections: DigestSection[];
+}
+
+interface EventRow {
+  id: string;
+  competitor_id: string;
+  competitor_name: string;
+  competitor_domain: string;
+  event_type: string;
+  severity: Severity;
+  title: string;
+  summary: string;
+  confidence_score: number;
+  detected_at: Date;
+  source_url: string;
+}
+
+function zeroCounts(keys: readonly string[]): Record<string, number> {
+  return Object.fromEntries(keys.map((key) => [key, 0]));
+}
+
+function headline(total: number, competitors: number, period: PeriodType): string {
+  const span = period === "daily" ? "the last 24 hours" : "the last 7 days";
+  if (total === 0) return `No competitor changes in ${span}`;
+  const changes = total === 1 ? "1 change" : `${total} changes`;
+  const from = competitors === 1 ? "1 competitor" : `${competitors} competitors`;
+  return `${changes} from ${from} in ${span}`;
+}
+
+/** Builds the payload of one workspace's digest for `[start, end)`. Dismissed events are left out. */
+export async function buildDigestPayload(
+  knex: Knex | Knex.Transaction,
+  input: { workspaceId: string; periodType: PeriodType; start: Date; end: Date; publicBaseUrl: string },
+): Promise<DigestPayload> {
+  const { workspaceId, periodType, start, end } = input;
+  const workspace = await knex("workspaces").where({ id: workspaceId }).first("id", "name");
+  const inPeriod = (q: Knex.QueryBuilder) =>
+    q
+      .where("e.workspace_id", workspaceId)
+      .where("e.detected_at", ">=", start)
+      .where("e.detected_at", "<", end)
+      .whereNot("e.status", "dismissed");
+
+  const countRows: { competitor_id: string; event_type: string; severity: string; n: number }[] = await inPeriod(
+    knex("events as e"),
+  )
+    .groupBy("e.competitor_id", "e.event_type", "e.severity")
+    .select("e.competitor_id", "e.event_type", "e.severity", knex.raw("count(*)::int AS n"));
+
+  // Severity rank descending, then newest first: the order of every list in the digest.
+  const { rows: events } = (await knex.raw(
+    `SELECT e.id, e.competitor_id, c.name AS competitor_name, c.domain AS competitor_domain, e.event_type, e.severity,
+            e.title, e.summary, e.confidence_score, e.detected_at,
+            coalesce(src.url,
+                     (SELECT v.source_url FROM evidence v WHERE v.event_id = e.id ORDER BY v.created_at, v.id LIMIT 1),
+                     'https://' || c.domain) AS source_url
+       FROM events e
+       JOIN competitors c ON c.id = e.competitor_id
+       LEFT JOIN sources src ON src.id = e.source_id
+      WHERE e.workspace_id = ? AND e.detected_at >= ? AND e.detected_at < ? AND e.status <> 'dismissed'
+      ORDER BY array_position(?::text[], e.severity) DESC, e.detected_at DESC, e.id
+      LIMIT ?`,
+    [workspaceId, start, end, [...SEVERITIES], MAX_EVENTS_READ],
+  )) as { rows: EventRow[] };
+
+  const rules: MatchableRule[] = await knex("alert_rules")
+    .where({ workspace_id: workspaceId, frequency: periodType, is_active: true })
+    .select(
+      "competitor_id",
+      "event_types_json",
+      "severity_threshold",
+      "confidence_threshold",
+      "delivery_channels_json",
+    );
+
+  const item = (e: EventRow): DigestEventItem => ({
+    id: e.id,
+    event_type: e.event_type,
+    severity: e.severity,
+    title: e.title,
+    summary: e.summary,
+    confidence_score: Number(e.confidence_score),
+    detected_at: new Date(e.detected_at).toISOString(),
+    source_url: e.source_url,
+    url: eventLink(input.publicBaseUrl, e.id),
+  });
+  const highlighted = (e: EventRow) =>
+    rules.length > 0
+      ? rules.some((rule) => ruleMatches(rule, { ...e, confidence_score: Number(e.confidence_score) }))
+      : severityAtLeast(e.severity, "high");
+
+  const byType = zeroCounts(EVENT_TYPES);
+  const bySeverity = zeroCounts(SEVERITIES);
+  const perCompetitor = new Map<string, { total: number; by_type: Record<string, number> }>();
+  for (const row of countRows) {
+    byType[row.event_type] = (byType[row.event_type] ?? 0) + row.n;
+    bySeverity[row.severity] = (bySeverity[row.severity] ?? 0) + row.n;
+    const counts = perCompetitor.get(row.competitor_id) ?? { total: 0, by_type: zeroCounts(EVENT_TYPES) };
+    counts.total += row.n;
+    counts.by_type[row.event_type] = (counts.by_type[row.event_type] ?? 0) + row.n;
+    perCompetitor.set(row.competitor_id, counts);
+  }
+  const total = countRows.reduce((sum, row) => sum + row.n, 0);
+
+  // Sections in the order of their first (most severe, newest) event, so the most important competitor leads.
+  const sections = new Map<string, DigestSection>();
+  for (const event of events) {
+    let section = sections.get(event.competitor_id);
+    if (!section) {
+      const counts = perCompetitor.get(event.competitor_id) ?? { total: 0, by_type: zeroCounts(EVENT_TYPES) };
+      section = {
+        competitor: { id: event.competitor_id, name: event.competitor_name, domain: event.competitor_domain },
+        counts,
+        events: [],
+        more_events: counts.total,
+      };
+      sections.set(event.competitor_id, section);
+    }
+    if (section.events.length < MAX_EVENTS_PER_SECTION) {
+      section.events.push(item(event));
+      section.more_events -= 1;
+    }
+  }
+
+  return {
+    workspace: { id: workspaceId, name: workspace?.name ?? "" },
+    period: { type: periodType, start: start.toISOString(), end: end.toISOString() },
+    headline: headline(total, perCompetitor.size, periodType),
+    counts: { total, competitors: perCompetitor.size, by_type: byType, by_severity: bySeverity },
+    highlights: events.filter(highlighted).slice(0, MAX_HIGHLIGHTS).map(item),
+    sections: [...sections.values()],
+  };
+}
