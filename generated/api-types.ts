@@ -633,8 +633,9 @@ export interface paths {
          * @description Renders the digest and emails it to every member of the workspace, creating one delivery per recipient, and
          *     answers when the mails were handed to the email transport. Addresses on the suppression list get a `suppressed`
          *     delivery and no mail; a transport error gives a `failed` delivery (not an error status). Idempotent per recipient:
-         *     a member who already has a delivery of this digest other than `failed` is not emailed again, so a repeated call
-         *     only reaches new members and retries failed ones. `delivered_at` is set on the first send.
+         *     a member whose delivery of this digest was sent (or suppressed) is not emailed again, so a repeated call only
+         *     reaches new members, retries failed ones, and finishes a `pending` one that no scheduled job is sending.
+         *     `delivered_at` is set when the first delivery is sent or suppressed.
          */
         post: operations["sendDigest"];
         delete?: never;
@@ -1944,7 +1945,17 @@ export interface components {
              * @description When the digest was first sent; `null` until it is sent.
              */
             delivered_at: string | null;
-            /** @description The digest's content: headline counts, highlighted events and per-competitor sections as rendered in the email; `null` when it could not be generated. */
+            /**
+             * @description The digest's content, as the email renders it: `workspace` `{id, name}`; `period` `{type, start, end}`;
+             *     `headline` (e.g. "3 changes from 2 competitors in the last 24 hours");
+             *     `counts` `{total, competitors, by_type, by_severity}`;
+             *     `highlights` (at most 5 events chosen by the workspace's alert rules of the digest's frequency, or its high and
+             *     critical events when it has none); `sections`, one per competitor with events, most important competitor first:
+             *     `{competitor: {id, name, domain}, counts: {total, by_type}, events, more_events}`
+             *     (at most 25 events listed, the rest counted in `more_events`). Events are ordered by severity, then newest first,
+             *     and carry `id`, `event_type`, `severity`, `title`, `summary`, `confidence_score`, `detected_at`, `source_url` and
+             *     `url` (the event in this API). Dismissed events are left out. `null` when it could not be generated.
+             */
             payload_json: {
                 [key: string]: unknown;
             } | null;
