@@ -6,6 +6,8 @@
  *    `node:http` + `pg` server running the same SQL; their ratio (target ≥ 0.7).
  * 2. run-now → event visible in GET /events on loopback (ROLE=all child): median and max of 10 runs (target ≤ 2 s).
  * 3. fetch → event throughput over 500 changed pricing pages on 50 fixture sites (target ≥ 50 sources/s).
+ * 4. signed webhook deliveries/s to a loopback receiver answering 200, 3,000 events at once (target ≥ 300/s), and
+ *    5. event committed → webhook received, 50 events one at a time (target ≤ 1 s); see bench/webhooks.ts.
  *
  * Postgres: a fresh database on DATABASE_URL's server when set, otherwise an ephemeral embedded one. Everything the
  * bench starts is stopped and deleted at the end, also on failure; the exit code is non-zero only when the bench
@@ -30,6 +32,7 @@ import { fixed, summaryTable } from "./report.js";
 import { measureRunNowLatency, type LatencyResult } from "./run-now-latency.js";
 import { createTenant, loadEvents } from "./seed.js";
 import { progress } from "./util.js";
+import { measureWebhooks, type WebhookResult } from "./webhooks.js";
 
 const FEED = {
   bigWorkspaceEvents: 100_000,
@@ -43,13 +46,15 @@ const FEED = {
 };
 const LATENCY_RUNS = 10;
 const THROUGHPUT = { sources: 500, hosts: 50 };
-const TARGETS = { feedRatio: 0.7, runNowSeconds: 2, sourcesPerSecond: 50 };
+const WEBHOOKS = { events: 3_000, latencyRuns: 50 };
+const TARGETS = { feedRatio: 0.7, runNowSeconds: 2, sourcesPerSecond: 50, deliveriesPerSecond: 300, webhookSeconds: 1 };
 
 interface Figures {
   bare: LoadResult;
   api: LoadResult;
   latency: LatencyResult;
   throughput: ThroughputResult;
+  webhooks: WebhookResult;
 }
 
 async function bench(cleanup: Cleanup): Promise<Figures> {
@@ -192,7 +197,33 @@ async function bench(cleanup: Cleanup): Promise<Figures> {
       `${cpuNote(throughput.pipelineOnly.serviceCpuShare)}`,
   );
   await service.stop();
-  return { bare, api, latency, throughput };
+
+  // Scenarios 4 and 5: a fresh ROLE=all service (its API idle) whose workers sign and send the webhooks.
+  const webhookService = await startChild({
+    name: "service-webhooks",
+    entry: "src/main.ts",
+    env: serviceEnv({ ROLE: "all", ALLOW_PRIVATE_TARGETS: "1", SCHEDULER_TICK_SECONDS: "86400", LOG_LEVEL: "warn" }),
+    logDir,
+    readyPath: "/health",
+    cleanup,
+  });
+  const webhookTenant = await createTenant(knex, tokens, "Webhook Co", "growth");
+  const webhooks = await measureWebhooks({
+    knex,
+    databaseUrl: database.url,
+    workerPids: [webhookService.pid],
+    workspaceId: webhookTenant.workspaceId,
+    events: WEBHOOKS.events,
+    latencyRuns: WEBHOOKS.latencyRuns,
+    cleanup,
+  });
+  const { latency: hookLatency } = webhooks;
+  progress(
+    `event → webhook: median ${fixed(hookLatency.medianMs)} ms, p95 ${fixed(hookLatency.p95Ms)} ms, ` +
+      `max ${fixed(hookLatency.maxMs)} ms`,
+  );
+  await webhookService.stop();
+  return { bare, api, latency, throughput, webhooks };
 }
 
 /** The server process's CPU use: a process at ~100 % of a core is the bottleneck, one well below it is not. */
@@ -210,7 +241,7 @@ async function reportDatabase(knex: Knex, server: string): Promise<void> {
 }
 
 function summary(figures: Figures): string {
-  const { bare, api, latency, throughput } = figures;
+  const { bare, api, latency, throughput, webhooks } = figures;
   const ratio = api.requestsPerSecond / bare.requestsPerSecond;
   const cpuCell = (load: LoadResult) =>
     load.serverCpuShare === null ? "" : `, server CPU ${fixed(load.serverCpuShare * 100)} %`;
@@ -263,6 +294,30 @@ function summary(figures: Figures): string {
       value: `${fixed(throughput.sources / throughput.baselineSeconds, 1)} sources/s`,
       target: "",
       met: null,
+    },
+    {
+      measurement: `signed webhook deliveries, ${fixed(webhooks.throughput.deliveries)} events committed at once`,
+      value: `${fixed(webhooks.throughput.deliveriesPerSecond)}/s (${webhooks.throughput.seconds.toFixed(2)} s)`,
+      target: `≥ ${TARGETS.deliveriesPerSecond}/s`,
+      met: webhooks.throughput.deliveriesPerSecond >= TARGETS.deliveriesPerSecond,
+    },
+    {
+      measurement: "  the same, deliveries committed at once (delivery stage alone)",
+      value: `${fixed(webhooks.deliverOnly.deliveriesPerSecond)}/s (${webhooks.deliverOnly.seconds.toFixed(2)} s)`,
+      target: "",
+      met: null,
+    },
+    {
+      measurement: `event committed → webhook received, median / p95 of ${webhooks.latency.samplesMs.length}`,
+      value: `${fixed(webhooks.latency.medianMs)} ms / ${fixed(webhooks.latency.p95Ms)} ms`,
+      target: `≤ ${TARGETS.webhookSeconds} s`,
+      met: webhooks.latency.p95Ms <= TARGETS.webhookSeconds * 1000,
+    },
+    {
+      measurement: `event committed → webhook received, max of ${webhooks.latency.samplesMs.length}`,
+      value: `${fixed(webhooks.latency.maxMs)} ms`,
+      target: `≤ ${TARGETS.webhookSeconds} s`,
+      met: webhooks.latency.maxMs <= TARGETS.webhookSeconds * 1000,
     },
   ]);
 }

@@ -10,6 +10,7 @@ import * as suppressions from "./20261122000400_suppressions.js";
 import * as webhooks from "./20261122000500_webhooks.js";
 import * as alertDeliveries from "./20261122000600_alert_deliveries.js";
 import * as digests from "./20261122000700_digests.js";
+import * as crm from "./20261122000800_crm.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
@@ -19,4 +20,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261122000500_webhooks", webhooks],
   ["20261122000600_alert_deliveries", alertDeliveries],
   ["20261122000700_digests", digests],
+  ["20261122000800_crm", crm],
 ];

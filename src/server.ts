@@ -25,6 +25,8 @@ export interface RunningService {
   server: Server | null;
   /** The express app, for in-process tests with supertest. */
   app: import("express").Express | null;
+  /** The periodic scheduler (worker roles). */
+  scheduler: Scheduler | null;
   stop(): Promise<void>;
 }
 
@@ -104,5 +106,5 @@ export async function startService(config: Readonly<Config>, options: StartOptio
       log.info("stopped");
     })());
 
-  return { services, pipeline, database, server, app, stop };
+  return { services, pipeline, database, server, app, scheduler, stop };
 }

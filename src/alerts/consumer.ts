@@ -102,17 +102,18 @@ async function queueEmails(
     rows.push({ event_id: event.id, channel: "email", recipient, status: suppressed ? "suppressed" : "queued" });
   }
   if (rows.length === 0) return 0;
-  const inserted: { recipient: string; status: DeliveryStatus }[] = await trx("alert_deliveries")
+  const inserted: { id: string; recipient: string; status: DeliveryStatus }[] = await trx("alert_deliveries")
     .insert(rows)
     .onConflict(["event_id", "channel", "recipient"])
     .ignore()
-    .returning(["recipient", "status"]);
+    .returning(["id", "recipient", "status"]);
   const reason = { workspace_name: event.workspace_name, rule_names: ruleNames };
   let count = 0;
   for (const row of inserted) {
     if (row.status !== "queued") continue;
     // Same transaction as the row: the mail is queued if and only if the row that says so commits.
-    await enqueueEmail(deps.jobs, alertEmail(event, reason, deps.config.publicBaseUrl, row.recipient), trx);
+    const message = alertEmail(event, reason, deps.config.publicBaseUrl, row.recipient);
+    await enqueueEmail(deps.jobs, message, trx, row.id);
     count++;
   }
   return count;
@@ -135,4 +136,20 @@ async function queueSlack(deps: DeliveryDeps, trx: Knex.Transaction, eventId: st
     trx,
   );
   return true;
+}
+
+/**
+ * What the `email-send` worker learnt about an alert email: `sent` once the transport accepted it; otherwise the row
+ * stays `queued` with the error, and pg-boss retries the job.
+ */
+export async function recordAlertEmail(
+  knex: Knex,
+  alertDeliveryId: string,
+  outcome: { sent: true } | { error: string },
+): Promise<void> {
+  const changes =
+    "sent" in outcome
+      ? { status: "sent", sent_at: knex.fn.now(), error: null }
+      : { error: outcome.error.slice(0, 1000) };
+  await knex("alert_deliveries").where({ id: alertDeliveryId, status: "queued" }).update(changes);
 }

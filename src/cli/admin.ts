@@ -7,6 +7,7 @@ import pino from "pino";
 import { connectSlack, SlackConnectError } from "../alerts/slack.js";
 import { AuthService } from "../auth/service.js";
 import { ConfigError, loadConfig } from "../config.js";
+import { connectCrm, CrmConnectError, listConnections } from "../crm/connections.js";
 import { openDatabase } from "../db/database.js";
 import { openServices } from "../server.js";
 import type { AppServices } from "../http/handler.js";
@@ -21,10 +22,9 @@ const USAGE = `usage: npm run admin -- <command>
   add-member <workspace_id> <email> [--role member|owner] [--name N]
   slack-connect <workspace_id> --webhook-url U
   webhook-add <workspace_id> --url U --environment staging|production [--min-severity S] [--event-types a,b|all] [--rotate-secret]
-  webhook-promote <subscription_id>`;
-
-/** Commands of DESIGN.md §2 whose area a later issue builds: named here so the error says so. */
-const LATER = new Set(["crm-connect"]);
+  webhook-promote <subscription_id>
+  crm-connect <workspace_id> --provider salesforce|hubspot --base-url U --token T [--severity-threshold S] [--fields JSON] [--mapping JSON]
+  crm-status [<workspace_id>]`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -161,7 +161,65 @@ const COMMANDS: Record<string, Command> = {
     const [subscriptionId] = positionals(args, 1, "webhook-promote <subscription_id>");
     return webhookCommand(() => promoteSubscription(knex, subscriptionId!));
   },
+
+  "crm-connect": async ({ config, knex }, args) => {
+    const usage =
+      "crm-connect <workspace_id> --provider salesforce|hubspot --base-url U --token T [--severity-threshold S] [--fields JSON] [--mapping JSON]";
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args,
+        allowPositionals: true,
+        options: {
+          provider: { type: "string" },
+          "base-url": { type: "string" },
+          token: { type: "string" },
+          "severity-threshold": { type: "string" },
+          fields: { type: "string" },
+          mapping: { type: "string" },
+        },
+      });
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+    const { values, positionals: rest } = parsed;
+    const [workspaceId] = positionals(rest, 1, usage);
+    if (values.provider === undefined || values["base-url"] === undefined || values.token === undefined) {
+      throw new UsageError(`usage: npm run admin -- ${usage}`);
+    }
+    return crmCommand(() =>
+      connectCrm(
+        { knex, config },
+        {
+          workspaceId: workspaceId!,
+          provider: values.provider!,
+          baseUrl: values["base-url"]!,
+          token: values.token!,
+          severityThreshold: values["severity-threshold"],
+          fields: values.fields,
+          mapping: values.mapping,
+        },
+      ),
+    );
+  },
+
+  // How admins see a connection a 401 marked errored (status, last_error, errored_at); the token shows its last 4.
+  "crm-status": async ({ knex }, args) => {
+    if (args.length > 1 || args.some((arg) => arg.startsWith("--"))) {
+      throw new UsageError("usage: npm run admin -- crm-status [<workspace_id>]");
+    }
+    return crmCommand(() => listConnections(knex, args[0]));
+  },
 };
+
+/** The CRM connection service's refusals are the operator's one-line errors. */
+async function crmCommand<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw error instanceof CrmConnectError ? new UsageError(error.message) : error;
+  }
+}
 
 /** The webhook service's refusals are the operator's one-line errors. */
 async function webhookCommand<T>(run: () => Promise<T>): Promise<T> {
@@ -181,7 +239,6 @@ function positionals(args: string[], count: number, usage: string): string[] {
 export async function runAdminCommand(argv: string[], services: AppServices): Promise<unknown> {
   const [name, ...args] = argv;
   if (!name || name === "help" || name === "--help") throw new UsageError(USAGE);
-  if (LATER.has(name)) throw new UsageError(`${name} is not available yet in this version`);
   const command = COMMANDS[name];
   if (!command) throw new UsageError(`unknown command ${name}\n${USAGE}`);
   return command(services, args);

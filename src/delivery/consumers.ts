@@ -7,6 +7,7 @@ import type { Knex } from "knex";
 import type { Logger } from "pino";
 import { sendImmediateAlerts } from "../alerts/consumer.js";
 import type { Config } from "../config.js";
+import { queueCrmSyncs } from "../crm/consumer.js";
 import type { Jobs } from "../jobs/boss.js";
 import type { HttpClient } from "../lib/http-client.js";
 import { deliverEventToWebhooks } from "../webhooks/consumer.js";
@@ -22,4 +23,4 @@ export interface DeliveryDeps {
 export type EventConsumer = (deps: DeliveryDeps, eventId: string) => Promise<void>;
 
 /** The consumers, in order. Add a channel's entry point here. */
-export const EVENT_CONSUMERS: EventConsumer[] = [sendImmediateAlerts, deliverEventToWebhooks];
+export const EVENT_CONSUMERS: EventConsumer[] = [sendImmediateAlerts, deliverEventToWebhooks, queueCrmSyncs];

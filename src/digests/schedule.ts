@@ -111,7 +111,8 @@ export async function generateScheduledDigests(
 /**
  * Step 2 on the tick: the members whose digest is due, each given a `pending` delivery and a `digest-deliver` job.
  * The due moment is computed by Postgres in the member's zone: the first `digest_hour_local`:00 at or after the
- * digest's `period_end` (weekly: moved forward to `digest_weekly_dow`, 0 = Monday), read back as UTC.
+ * digest's `period_end` (weekly: moved forward to `digest_weekly_dow`, 0 = Monday), read back as UTC. Only digests
+ * of the last 8 days count: a member who turns digests back on after a month is not sent a month-old one.
  */
 export async function enqueueDueDigestDeliveries(
   trx: Knex.Transaction,
@@ -123,7 +124,7 @@ export async function enqueueDueDigestDeliveries(
     `WITH latest AS (
        SELECT DISTINCT ON (g.workspace_id, g.period_type) g.id, g.workspace_id, g.period_type, g.period_end
          FROM digests g
-        WHERE g.scheduled_mark IS NOT NULL
+        WHERE g.scheduled_mark IS NOT NULL AND g.period_end > ?::timestamptz - interval '8 days'
         ORDER BY g.workspace_id, g.period_type, g.period_end DESC
      ), candidates AS (
        SELECT l.id AS digest_id, l.workspace_id, l.period_type, u.id AS user_id, lower(u.email) AS recipient_email,
@@ -155,7 +156,7 @@ export async function enqueueDueDigestDeliveries(
       LIMIT ?
      ON CONFLICT (digest_id, recipient_email) DO NOTHING
      RETURNING id`,
-    [DAILY_DIGEST_PLANS, provider, now, MAX_DELIVERIES_PER_TICK],
+    [now, DAILY_DIGEST_PLANS, provider, now, MAX_DELIVERIES_PER_TICK],
   );
   if (rows.length === 0) return 0;
   await jobs.boss.insert(

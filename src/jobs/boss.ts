@@ -49,6 +49,9 @@ export async function startJobs(options: StartJobsOptions): Promise<Jobs> {
     connectionString: options.connectionString,
     max: options.worker ? 6 : 2,
     supervise: options.worker,
+    // Maintenance is what re-queues the jobs of a killed worker once they expire: every 30 s rather than pg-boss's
+    // 120 s, so a crash delays deliveries by about a minute at most (issue 4: "a worker killed mid-delivery").
+    maintenanceIntervalSeconds: 30,
     schedule: options.worker,
     migrate: true,
   });

@@ -32,7 +32,9 @@ export const QUEUES = {
   },
   /**
    * One job per new event, inserted in the transaction that stores the event; delivery (alert rules, webhooks, CRM)
-   * consumes it. Kept a week, so a delivery worker that was down catches up.
+   * consumes it with database work only (the sending is other queues' jobs). Kept a week, so a delivery worker that
+   * was down catches up; a 2-minute expiry (pg-boss's default is 15) lets a killed worker's events go out soon.
+   * 2 × 20 per 0.5 s capped fan-out at 80 events/s; 2 × 100 measured ~230/s (bench/webhooks.ts, end to end).
    */
   eventCreated: {
     name: "event-created",
@@ -40,10 +42,11 @@ export const QUEUES = {
       retryLimit: 10,
       retryDelay: 10,
       retryBackoff: true,
+      expireInSeconds: 120,
       retentionMinutes: 7 * 24 * 60,
       deadLetter: DEAD_LETTER_QUEUE,
     },
-    work: { workers: 2, batchSize: 20, pollingIntervalSeconds: 0.5 },
+    work: { workers: 2, batchSize: 100, pollingIntervalSeconds: 0.5 },
   },
   /**
    * One Slack message of an immediate alert (src/alerts/slack.ts). 429, 5xx and network failures retry with
@@ -58,13 +61,15 @@ export const QUEUES = {
   /**
    * One attempt of one outbound webhook delivery (src/webhooks/deliver.ts). DESIGN.md §2's retry schedule is the
    * handler's own: each retry is a new job with its startAfter. pg-boss's retries only recover a job whose worker died
-   * or whose database write failed; the expiry sits above the HTTP client's 60 s whole-exchange deadline, so a slow
-   * attempt that is still running is never started a second time.
+   * or whose database write failed. An attempt gives up after 10 s (the success rule), so a 30 s expiry never starts
+   * a running attempt twice, and a killed worker's deliveries are re-run within a minute (expiry + maintenance).
+   * Issue 4 asks ≥ 300 signed deliveries/s: 2 × 10 per 0.5 s capped a process at 40/s; 4 × 100 measured 380–540/s
+   * on 2 cores (bench/webhooks.ts, delivery stage alone).
    */
   webhookDeliver: {
     name: "webhook-deliver",
-    options: { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 90, deadLetter: DEAD_LETTER_QUEUE },
-    work: { workers: 2, batchSize: 10, pollingIntervalSeconds: 0.5 },
+    options: { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 30, deadLetter: DEAD_LETTER_QUEUE },
+    work: { workers: 4, batchSize: 100, pollingIntervalSeconds: 0.5 },
   },
   /**
    * One scheduled digest run (src/digests/schedule.ts): generates the slot's digest of every eligible workspace.
@@ -89,6 +94,23 @@ export const QUEUES = {
     name: "digest-deliver",
     options: { retryLimit: 6, retryDelay: 60, retryBackoff: true, expireInSeconds: 300, deadLetter: DEAD_LETTER_QUEUE },
     work: { workers: 1, batchSize: 10, pollingIntervalSeconds: 1 },
+  },
+  /**
+   * One event's write-back to one CRM connection (src/crm/sync.ts). 429, 5xx and network failures throw, so pg-boss
+   * retries with backoff (the first delay is set by the sender: WEBHOOK_RETRY_BASE_SECONDS); per-record progress makes
+   * a retry skip what is written. A 401 stops the sync without retrying. The expiry covers a large fan-out (up to
+   * 2,000 deals, two calls each) and equals the sync's lease, so a crashed run's sync is free when pg-boss retries it.
+   */
+  crmSync: {
+    name: "crm-sync",
+    options: { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 900, deadLetter: DEAD_LETTER_QUEUE },
+    work: { workers: 1, batchSize: 5, pollingIntervalSeconds: 0.5 },
+  },
+  /** One connection's daily rollup engagements for one UTC day (src/crm/rollup.ts); same retry rules as crm-sync. */
+  crmRollup: {
+    name: "crm-rollup",
+    options: { retryLimit: 8, retryDelay: 60, retryBackoff: true, expireInSeconds: 900, deadLetter: DEAD_LETTER_QUEUE },
+    work: { workers: 1, batchSize: 2, pollingIntervalSeconds: 1 },
   },
 } as const satisfies Record<string, QueueDefinition>;
 

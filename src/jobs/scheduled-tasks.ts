@@ -3,6 +3,7 @@
  * periodic work here; each task is idempotent, since a tick may see the same moment twice.
  */
 import type { Config } from "../config.js";
+import { enqueueDueCrmRollups } from "../crm/rollup.js";
 import { enqueueDigestRuns, enqueueDueDigestDeliveries } from "../digests/schedule.js";
 import { pruneWebhookReceipts } from "../lib/standard-webhooks.js";
 import type { Jobs } from "./boss.js";
@@ -15,6 +16,8 @@ export function scheduledTasks(deps: { config: Readonly<Config>; jobs: Jobs }): 
       name: "digest-deliveries",
       run: (trx, now) => enqueueDueDigestDeliveries(trx, deps.jobs, now, deps.config.email.transport),
     },
+    // Yesterday's (UTC) rollup engagement per CRM connection, queued once per connection and day.
+    { name: "crm-rollups", run: (trx, now) => enqueueDueCrmRollups({ knex: trx, jobs: deps.jobs }, now) },
     { name: "webhook-receipts-prune", run: (trx) => pruneWebhookReceipts(trx) },
   ];
 }

@@ -48,6 +48,11 @@ export class Scheduler {
     this.timer.unref();
   }
 
+  /** Resolves when the tick in progress, if any, has finished (the first one starts with `start`). */
+  async idle(): Promise<void> {
+    await this.running;
+  }
+
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;

@@ -106,7 +106,21 @@ export function createEmailTransport(config: Config, knex: Knex, log: Logger): E
   }
 }
 
-/** Queues a message; with `trx` it is sent only if that transaction commits. */
-export async function enqueueEmail(jobs: Jobs, message: EmailMessage, trx?: Knex.Transaction): Promise<void> {
-  await jobs.send(QUEUES.emailSend.name, message, {}, trx);
+/** The `email-send` job: the message, and the alert delivery row its outcome is written to, if any. */
+export interface EmailJob extends EmailMessage {
+  alert_delivery_id?: string;
+}
+
+/**
+ * Queues a message; with `trx` it is sent only if that transaction commits. `alertDeliveryId` names the
+ * `alert_deliveries` row the worker marks `sent` (or annotates with the error) once the transport answered.
+ */
+export async function enqueueEmail(
+  jobs: Jobs,
+  message: EmailMessage,
+  trx?: Knex.Transaction,
+  alertDeliveryId?: string,
+): Promise<void> {
+  const job: EmailJob = alertDeliveryId ? { ...message, alert_delivery_id: alertDeliveryId } : message;
+  await jobs.send(QUEUES.emailSend.name, job, {}, trx);
 }

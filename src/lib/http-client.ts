@@ -102,6 +102,8 @@ export interface SendInit {
   body?: string;
   /** Overrides the client's headers/body timeout for this call. */
   timeoutMs?: number;
+  /** Overrides the whole-exchange deadline (connect to last byte) for this call. */
+  totalTimeoutMs?: number;
 }
 
 export interface SendResult {
@@ -154,7 +156,17 @@ interface Exchange {
   body?: string;
   timeoutMs: number;
   /** Aborts the exchange when the whole-request deadline passes. */
-  deadline: AbortSignal;
+  deadline: Deadline;
+}
+
+/** The whole-exchange deadline: its signal, and its length for the error message. */
+interface Deadline {
+  signal: AbortSignal;
+  ms: number;
+}
+
+function deadlineIn(ms: number): Deadline {
+  return { signal: AbortSignal.timeout(ms), ms };
 }
 
 class UndiciHttpClient implements HttpClient {
@@ -202,7 +214,7 @@ class UndiciHttpClient implements HttpClient {
     if (options.etag) headers["if-none-match"] = options.etag;
     if (options.lastModified) headers["if-modified-since"] = options.lastModified;
     const redirects: string[] = [];
-    const deadline = AbortSignal.timeout(this.totalTimeoutMs);
+    const deadline = deadlineIn(this.totalTimeoutMs);
 
     for (;;) {
       const response = await this.dispatch({ url, method: "GET", headers, timeoutMs: this.timeoutMs, deadline });
@@ -277,7 +289,7 @@ class UndiciHttpClient implements HttpClient {
 
     // No redirect handling at all: a webhook or API answering 3xx gets that status reported, never followed (a
     // redirect would replay a signed POST to a host the customer did not configure).
-    const deadline = AbortSignal.timeout(Math.max(timeoutMs, this.totalTimeoutMs));
+    const deadline = deadlineIn(init.totalTimeoutMs ?? Math.max(timeoutMs, this.totalTimeoutMs));
     const response = await this.dispatch({ url, method: init.method, headers, body: init.body, timeoutMs, deadline });
     const responseHeaders = flattenHeaders(response.headers);
     const bytes = await this.readBody(response, url, timeoutMs, deadline);
@@ -306,7 +318,7 @@ class UndiciHttpClient implements HttpClient {
         body: exchange.body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        signal: exchange.deadline,
+        signal: exchange.deadline.signal,
       });
     } catch (error) {
       throw this.toFetchError(error, url, timeoutMs, exchange.deadline);
@@ -318,7 +330,7 @@ class UndiciHttpClient implements HttpClient {
     response: Dispatcher.ResponseData,
     url: URL,
     timeoutMs: number,
-    deadline: AbortSignal,
+    deadline: Deadline,
   ): Promise<Buffer> {
     const tooLarge = () => new FetchError("too_large", `response larger than ${formatSize(this.maxBytes)}`);
     const declared = Number(response.headers["content-length"]);
@@ -365,10 +377,10 @@ class UndiciHttpClient implements HttpClient {
     return Buffer.concat(chunks, total);
   }
 
-  private toFetchError(error: unknown, url: URL, timeoutMs: number, deadline?: AbortSignal): FetchError {
+  private toFetchError(error: unknown, url: URL, timeoutMs: number, deadline?: Deadline): FetchError {
     if (error instanceof FetchError) return error;
-    if (deadline?.aborted) {
-      return new FetchError("timeout", `timed out after ${formatSeconds(this.totalTimeoutMs)}`, { cause: error });
+    if (deadline?.signal.aborted) {
+      return new FetchError("timeout", `timed out after ${formatSeconds(deadline.ms)}`, { cause: error });
     }
     const host = hostLabel(url);
     const chain = errorChain(error);

@@ -164,6 +164,8 @@ async function attempt(deps: DeliveryDeps, delivery: DeliveryRow): Promise<Attem
       headers,
       body,
       timeoutMs: ATTEMPT_TIMEOUT_MS,
+      // A later answer counts as a failure anyway: stop waiting, so an attempt never outlives its job's expiry.
+      totalTimeoutMs: ATTEMPT_TIMEOUT_MS,
     });
     const endedAt = new Date();
     const latencyMs = Math.round(performance.now() - started);

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from "../setup/test-app.js";
 let app: TestApp;
 let admin: TestMember;
 beforeAll(async () => {
-  app = await startTestApp({ ROLE: "api" });
+  app = await startTestApp({ ROLE: "api", SCHEDULER_TICK_SECONDS: "60" });
   admin = await createWorkspace(app, { isAdmin: true });
 });
 afterAll(async () => app?.stop());

@@ -6,9 +6,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sendImmediateAlerts } from "../../src/alerts/consumer.js";
 import { mailHeader, mailPart, SmtpSink } from "../fakes/smtp-sink.js";
 import { addMember, createCompetitor, createEvent, createWorkspace } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
+import { waitFor } from "../setup/wait.js";
 
 /** Resend's `POST /emails`: bearer key, JSON body, `200 {"id": …}`; 422 with its error body for a bad address. */
 class FakeResend {
@@ -107,6 +109,30 @@ describe("SMTP", () => {
     expect(again.body.delivery_summary).toMatchObject({ sent: 2, failed: 0, total: 2 });
     expect(sink.messages.filter((m) => m.to.includes(owner.email))).toHaveLength(1);
     expect(sink.messages.filter((m) => m.to.includes(member.email))).toHaveLength(1);
+  });
+});
+
+describe("immediate alert emails over SMTP", () => {
+  it("mark each alert row sent once the server took the mail, and keep a refused one queued with the reason", async () => {
+    const owner = await createWorkspace(smtpApp, { plan: "growth" });
+    const refused = await addMember(smtpApp, owner.workspaceId);
+    sink.refused.add(refused.email);
+    const acme = await createCompetitor(smtpApp, owner, { name: "Acme" });
+    await smtpApp.http
+      .post("/alert-rules")
+      .set("Authorization", owner.bearer)
+      .send({ frequency: "immediate", severity_threshold: "low" })
+      .expect(201);
+    const event = await createEvent(smtpApp, owner, { competitorId: acme.id, severity: "high" });
+    await sendImmediateAlerts(smtpApp.service.services, event.id);
+
+    const rows = () =>
+      smtpApp.service.services.knex("alert_deliveries").where({ event_id: event.id, channel: "email" });
+    await waitFor(async () => (await rows()).some((r) => r.recipient === owner.email && r.status === "sent"));
+    const failed = await waitFor(async () => (await rows()).find((r) => r.recipient === refused.email && r.error));
+    expect(failed.status).toBe("queued");
+    expect(failed.error).toMatch(/550/);
+    expect(sink.messages.filter((m) => m.to.includes(refused.email))).toEqual([]);
   });
 });
 

@@ -115,14 +115,16 @@ describe("access rules (DESIGN.md §4, §7)", () => {
 });
 
 describe("operations built by later issues", () => {
-  it.each(["getMyPlan", "listDigests", "listTargetAccounts"] as const)(
+  it.each(["getMyPlan", "listSwitcherStories", "listTargetAccounts"] as const)(
     "%s answers 501 with a detail",
     async (operationId) => {
       expect(PENDING_OPERATIONS).toContain(operationId);
       const member = await createWorkspace(app);
-      const path = { getMyPlan: "/me/plan", listDigests: "/digests", listTargetAccounts: "/displacement/accounts" }[
-        operationId
-      ];
+      const path = {
+        getMyPlan: "/me/plan",
+        listSwitcherStories: "/displacement/stories",
+        listTargetAccounts: "/displacement/accounts",
+      }[operationId];
       const res = await app.http.get(path).set("Authorization", member.bearer).expect(501);
       expect(res.body).toEqual({ detail: `${operationId} is not available yet` });
     },

@@ -45,12 +45,17 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     JWT_SECRET: randomBytes(32).toString("hex"),
     ALLOW_PRIVATE_TARGETS: "1",
     LOG_LEVEL: "silent",
+    // The scheduler ticks once at start and then hourly: tests that need it tick it themselves, with the clock they
+    // need, so a periodic tick never races a test (say, queueing a CRM rollup before the test's events exist).
+    SCHEDULER_TICK_SECONDS: "3600",
     ...env,
   });
   const service = await startService(config, {
     listen: false,
     log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
   });
+  // The first tick starts with the service: let it finish, so it never sees the test's data half made.
+  await service.scheduler?.idle();
   const agent = supertest.agent(service.app!);
   const http: ContractClient = {
     get: (p) => agent.get(p).expect(matchesContract),

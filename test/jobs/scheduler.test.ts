@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAdminCommand } from "../../src/cli/admin.js";
+import { scheduledTasks } from "../../src/jobs/scheduled-tasks.js";
 import { Scheduler } from "../../src/jobs/scheduler.js";
 import { createCompetitor, createWorkspace } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
@@ -81,5 +83,43 @@ describe("the fetch scheduler", () => {
     });
     await scheduler.tick({ force: true });
     expect(await queued(lost)).toHaveLength(1);
+  });
+});
+
+describe("the scheduler's periodic tasks", () => {
+  it("queues yesterday's CRM rollup once per connection, and a failing task leaves the rest of the tick standing", async () => {
+    const { knex, jobs, log, config } = app.service.services;
+    const owner = await createWorkspace(app, { plan: "growth" });
+    const competitor = await createCompetitor(app, owner);
+    const connection = (await runAdminCommand(
+      [
+        "crm-connect",
+        owner.workspaceId,
+        "--provider",
+        "hubspot",
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--token",
+        "pat-test-token-123456",
+        "--mapping",
+        JSON.stringify({ [competitor.id]: { account_ids: ["1001"] } }),
+      ],
+      app.service.services,
+    )) as { id: string };
+    const overdue = await source(competitor.id, owner.workspaceId, "https://tasks.test/");
+    const failing = { name: "broken", run: async () => Promise.reject(new Error("boom")) };
+    const withTasks = new Scheduler({ knex, jobs, log }, 60, [failing, ...scheduledTasks({ config, jobs })]);
+
+    const now = new Date("2030-03-05T00:05:00Z");
+    await withTasks.tick({ force: true, now });
+    await withTasks.tick({ force: true, now });
+    expect(await queued(overdue)).toHaveLength(1);
+    const runs = await knex("crm_rollup_runs")
+      .where({ connection_id: connection.id })
+      .select("id", knex.raw("day::text AS day"));
+    expect(runs.map((r) => r.day)).toEqual(["2030-03-04"]);
+    expect(
+      await knex("pgboss.job").where({ name: "crm-rollup" }).whereRaw("data->>'run_id' = ?", [runs[0].id]),
+    ).toHaveLength(1);
   });
 });

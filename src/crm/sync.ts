@@ -1,0 +1,279 @@
+/**
+ * One event's write-back to one CRM connection: the `crm-sync` job (issue 4 "CRM write-back"; interface spec "CRM
+ * write-back shapes"). Resolves the competitor's mapping to accounts, finds their open opportunities/deals, and for
+ * each one PATCHes the three fields and POSTs the note.
+ *
+ * - Progress is kept per record (`crm_writes`: patched_at, noted_at), so a retried job skips what is written; the note
+ *   POST is the one step that is not idempotent, and it is recorded as soon as the CRM answers.
+ * - A run holds the sync through a lease (`locked_until`, renewed per record): a second run of the same sync (a job
+ *   re-delivered while the first still runs) backs off instead of writing the same records.
+ * - A record the CRM refuses (4xx other than 401/429) is recorded failed with the vendor's message; the others go on.
+ * - 401: the connection is marked errored with a clear message (crm-status shows it), the sync stops, nothing retries.
+ * - 429, 5xx, network: thrown, so pg-boss retries with backoff; the last failed retry marks the sync failed.
+ */
+import type { Knex } from "knex";
+import type { DeliveryDeps } from "../delivery/consumers.js";
+import { QUEUES } from "../jobs/queues.js";
+import { limitsOf, type PlanName } from "../workspaces/plans.js";
+import { CrmAuthError, CrmRequestError, PROVIDER_LABELS, type CrmClient } from "./client.js";
+import { clientFor, type CrmConnection } from "./connections.js";
+import { mappingFor } from "./mapping.js";
+import type { Severity } from "../detection/types.js";
+
+export type SyncOutcome = "done" | "failed" | "stopped" | "skipped";
+
+/** Equal to the queue's expiry (src/jobs/queues.ts crmSync): a crashed run's lease has lapsed when pg-boss retries. */
+const LEASE_SECONDS = 900;
+
+/** The event as its write-back needs it. */
+export interface SyncEvent {
+  id: string;
+  workspace_id: string;
+  competitor_id: string;
+  competitor_name: string;
+  event_type: string;
+  severity: Severity;
+  title: string;
+  confidence_score: number;
+  detected_at: Date;
+  source_url: string;
+  plan: PlanName;
+}
+
+interface WriteRow {
+  id: string;
+  record_id: string;
+  patched_at: Date | null;
+  noted_at: Date | null;
+}
+
+/** Raised when another run holds the sync: pg-boss retries later, by when that run has finished or its lease lapsed. */
+export class SyncBusyError extends Error {}
+
+export async function runCrmSync(deps: DeliveryDeps, syncId: string, jobId?: string): Promise<SyncOutcome> {
+  const claimed = await claim(deps.knex, syncId);
+  if (!claimed) {
+    const current = await deps.knex("crm_syncs").where({ id: syncId }).first<{ status: string }>("status");
+    if (!current || current.status !== "pending") return "skipped";
+    throw new SyncBusyError(`CRM sync ${syncId} is being written by another run`);
+  }
+
+  const loaded = await load(deps.knex, syncId);
+  if (!loaded) return "skipped";
+  const { connection, event } = loaded;
+  const label = PROVIDER_LABELS[connection.provider];
+  if (connection.status !== "active") {
+    return finish(
+      deps.knex,
+      syncId,
+      "stopped",
+      `${label} connection is errored: ${connection.last_error ?? "unknown"}`,
+    );
+  }
+  // CRM write-back needs api_access while it is written too (DESIGN.md §7): a downgrade stops the pending syncs.
+  if (!limitsOf(event.plan).api_access) {
+    return finish(
+      deps.knex,
+      syncId,
+      "stopped",
+      `the ${event.plan} plan no longer includes CRM write-back (api_access)`,
+    );
+  }
+  const mapping = mappingFor(connection.mapping, event.competitor_id);
+  if (!mapping) return finish(deps.knex, syncId, "stopped", "the competitor is no longer mapped to accounts");
+
+  const client = clientFor(deps.http, connection);
+  try {
+    const accounts = await client.findAccounts(mapping);
+    const deals = accounts.length === 0 ? [] : await client.openDeals(accounts);
+    if (deals.length > 0) {
+      await deps
+        .knex("crm_writes")
+        .insert(deals.map((record_id) => ({ sync_id: syncId, record_id })))
+        .onConflict(["sync_id", "record_id"])
+        .ignore();
+    }
+    const pending: WriteRow[] = await deps
+      .knex("crm_writes")
+      .where({ sync_id: syncId, status: "pending" })
+      .orderBy("record_id")
+      .select("id", "record_id", "patched_at", "noted_at");
+    for (const row of pending) {
+      await renewLease(deps.knex, syncId);
+      await writeRecord(deps.knex, client, connection, event, row);
+    }
+    return await complete(deps.knex, syncId);
+  } catch (error) {
+    if (error instanceof CrmAuthError) {
+      await markErrored(deps.knex, connection.id, syncId, error.message);
+      deps.log.warn({ connection: connection.id, sync: syncId, error: error.message }, "CRM token refused");
+      return "stopped";
+    }
+    if (error instanceof CrmRequestError) {
+      // The reads were refused (a filter on a field the CRM does not have, a list that does not exist) or never left
+      // (blocked target): asking again will not help.
+      return finish(deps.knex, syncId, "failed", error.message);
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    if (await isLastAttempt(deps, jobId)) {
+      await finish(deps.knex, syncId, "failed", message);
+    } else {
+      await deps.knex("crm_syncs").where({ id: syncId }).update({ locked_until: null, last_error: message });
+    }
+    throw error;
+  }
+}
+
+/** PATCH then note, each step recorded once done; a refused step fails this record only. */
+async function writeRecord(
+  knex: Knex,
+  client: CrmClient,
+  connection: CrmConnection,
+  event: SyncEvent,
+  row: WriteRow,
+): Promise<void> {
+  try {
+    if (!row.patched_at) {
+      await client.writeLastMove(row.record_id, connection.field_names, event);
+      await knex("crm_writes").where({ id: row.id }).update({ patched_at: knex.fn.now(), updated_at: knex.fn.now() });
+    }
+    if (!row.noted_at) {
+      const noteId = await client.addNote(row.record_id, {
+        title: noteTitle(event),
+        text: noteText(event),
+        timestamp: new Date(event.detected_at),
+      });
+      await knex("crm_writes")
+        .where({ id: row.id })
+        .update({ noted_at: knex.fn.now(), note_id: noteId, updated_at: knex.fn.now() });
+    }
+    await knex("crm_writes").where({ id: row.id }).update({ status: "done", updated_at: knex.fn.now() });
+  } catch (error) {
+    // Only a vendor's refusal of this record; a request that never reached the CRM concerns the whole sync.
+    if (!(error instanceof CrmRequestError) || error.status === null) throw error;
+    await knex("crm_writes")
+      .where({ id: row.id })
+      .update({ status: "failed", error: error.message, updated_at: knex.fn.now() });
+  }
+}
+
+export function noteTitle(event: Pick<SyncEvent, "competitor_name" | "title">): string {
+  return `Competitor move: ${event.competitor_name}: ${event.title}`;
+}
+
+/** The note body: title, source URL and confidence (interface spec "CRM write-back shapes"). */
+export function noteText(
+  event: Pick<SyncEvent, "competitor_name" | "event_type" | "severity" | "title" | "source_url" | "confidence_score">,
+): string {
+  return [
+    event.title,
+    `${event.competitor_name} · ${event.event_type.replace(/_/g, " ")} · severity ${event.severity}`,
+    `Source: ${event.source_url}`,
+    `Confidence: ${Math.round(event.confidence_score * 100)}%`,
+  ].join("\n");
+}
+
+async function claim(knex: Knex, syncId: string): Promise<boolean> {
+  const rows = await knex("crm_syncs")
+    .where({ id: syncId, status: "pending" })
+    .where((q) => q.whereNull("locked_until").orWhere("locked_until", "<", knex.fn.now()))
+    .update({
+      locked_until: knex.raw(`now() + interval '${LEASE_SECONDS} seconds'`),
+      attempts: knex.raw("attempts + 1"),
+    })
+    .returning("id");
+  return rows.length > 0;
+}
+
+async function renewLease(knex: Knex, syncId: string): Promise<void> {
+  await knex("crm_syncs")
+    .where({ id: syncId })
+    .update({ locked_until: knex.raw(`now() + interval '${LEASE_SECONDS} seconds'`) });
+}
+
+async function load(knex: Knex, syncId: string): Promise<{ connection: CrmConnection; event: SyncEvent } | null> {
+  const sync = await knex("crm_syncs")
+    .where({ id: syncId })
+    .first<{ connection_id: string; event_id: string }>("connection_id", "event_id");
+  if (!sync) return null;
+  const connection: CrmConnection | undefined = await knex("crm_connections").where({ id: sync.connection_id }).first();
+  const event = await loadSyncEvent(knex, sync.event_id);
+  return connection && event ? { connection, event } : null;
+}
+
+/**
+ * The event with its competitor and workspace plan. Events outlive their source (no FK), so the source URL falls back
+ * to the first evidence's, then to the competitor's site, as the webhook body does.
+ */
+export async function loadSyncEvent(knex: Knex, eventId: string): Promise<SyncEvent | null> {
+  const { rows } = await knex.raw(
+    `SELECT e.id, e.workspace_id, e.competitor_id, c.name AS competitor_name, e.event_type, e.severity, e.title,
+            e.confidence_score, e.detected_at, w.plan,
+            coalesce(s.url,
+                     (SELECT v.source_url FROM evidence v WHERE v.event_id = e.id ORDER BY v.created_at, v.id LIMIT 1),
+                     'https://' || c.domain) AS source_url
+       FROM events e
+       JOIN competitors c ON c.id = e.competitor_id
+       JOIN workspaces w ON w.id = e.workspace_id
+       LEFT JOIN sources s ON s.id = e.source_id AND s.workspace_id = e.workspace_id
+      WHERE e.id = ?`,
+    [eventId],
+  );
+  return (rows[0] as SyncEvent | undefined) ?? null;
+}
+
+async function complete(knex: Knex, syncId: string): Promise<SyncOutcome> {
+  const rows: { status: string; error: string | null }[] = await knex("crm_writes")
+    .where({ sync_id: syncId })
+    .orderBy("record_id")
+    .select("status", "error");
+  const failed = rows.filter((row) => row.status === "failed");
+  const summary =
+    failed.length === 0 ? null : `${failed.length} of ${rows.length} record(s) failed; first: ${failed[0]!.error}`;
+  await knex("crm_syncs").where({ id: syncId }).update({
+    status: "done",
+    records_total: rows.length,
+    records_failed: failed.length,
+    last_error: summary,
+    locked_until: null,
+    finished_at: knex.fn.now(),
+  });
+  return "done";
+}
+
+async function finish(knex: Knex, syncId: string, status: "failed" | "stopped", error: string): Promise<SyncOutcome> {
+  await knex("crm_syncs")
+    .where({ id: syncId })
+    .update({ status, last_error: error, locked_until: null, finished_at: knex.fn.now() });
+  return status;
+}
+
+/** 401: the connection takes no new syncs until crm-connect runs again; this sync stops with the same message. */
+export async function markErrored(
+  knex: Knex,
+  connectionId: string,
+  syncId: string | null,
+  message: string,
+): Promise<void> {
+  await knex.transaction(async (trx) => {
+    await trx("crm_connections")
+      .where({ id: connectionId })
+      .update({ status: "errored", last_error: message, errored_at: trx.fn.now(), updated_at: trx.fn.now() });
+    if (syncId) {
+      await trx("crm_syncs")
+        .where({ id: syncId })
+        .update({ status: "stopped", last_error: message, locked_until: null, finished_at: trx.fn.now() });
+    }
+  });
+}
+
+/** Whether pg-boss will not retry this job again (no job id, e.g. a direct call, counts as the last try). */
+export async function isLastAttempt(
+  deps: DeliveryDeps,
+  jobId: string | undefined,
+  queue: string = QUEUES.crmSync.name,
+) {
+  if (!jobId) return true;
+  const job = await deps.jobs.boss.getJobById(queue, jobId);
+  return !job || job.retryCount >= job.retryLimit;
+}
