@@ -1,13 +1,14 @@
 /**
- * `npm run bench`: the performance figures of the detection issue, measured in one run on this machine.
+ * `npm run bench`: the performance figures of the issues, measured in one run on this machine. `npm run bench --
+ * webhooks` (or `feed`, `detection`, several names) runs only those scenarios.
  *
  * 1. GET /events with 100k events in the caller's workspace (1M in the table): req/s and p99 at 50 connections,
  *    through the full stack (ROLE=api child: express, openapi-backend, bearer auth) and through a bare
  *    `node:http` + `pg` server running the same SQL; their ratio (target ≥ 0.7).
  * 2. run-now → event visible in GET /events on loopback (ROLE=all child): median and max of 10 runs (target ≤ 2 s).
  * 3. fetch → event throughput over 500 changed pricing pages on 50 fixture sites (target ≥ 50 sources/s).
- * 4. signed webhook deliveries/s to a loopback receiver answering 200, 3,000 events at once (target ≥ 300/s), and
- *    5. event committed → webhook received, 50 events one at a time (target ≤ 1 s); see bench/webhooks.ts.
+ * 4. signed webhook deliveries/s to a loopback receiver answering 200, 3,000 events at once (target ≥ 300/s);
+ * 5. event committed → webhook received, 50 events one at a time (target ≤ 1 s); see bench/webhooks.ts.
  *
  * Postgres: a fresh database on DATABASE_URL's server when set, otherwise an ephemeral embedded one. Everything the
  * bench starts is stopped and deleted at the end, also on failure; the exit code is non-zero only when the bench
@@ -28,7 +29,7 @@ import { Cleanup } from "./cleanup.js";
 import { openBenchDatabase } from "./database.js";
 import { assertSamePage, captureFeedQuery, fetchFeedPage, measureLoad, type LoadResult } from "./feed.js";
 import { measureFetchThroughput, type ThroughputResult } from "./fetch-throughput.js";
-import { fixed, summaryTable } from "./report.js";
+import { fixed, summaryTable, type SummaryRow } from "./report.js";
 import { measureRunNowLatency, type LatencyResult } from "./run-now-latency.js";
 import { createTenant, loadEvents } from "./seed.js";
 import { progress } from "./util.js";
@@ -49,15 +50,34 @@ const THROUGHPUT = { sources: 500, hosts: 50 };
 const WEBHOOKS = { events: 3_000, latencyRuns: 50 };
 const TARGETS = { feedRatio: 0.7, runNowSeconds: 2, sourcesPerSecond: 50, deliveriesPerSecond: 300, webhookSeconds: 1 };
 
-interface Figures {
-  bare: LoadResult;
-  api: LoadResult;
-  latency: LatencyResult;
-  throughput: ThroughputResult;
-  webhooks: WebhookResult;
+/** `npm run bench -- <scenario…>` runs only those; without names, all of them. */
+const SCENARIOS = ["feed", "detection", "webhooks"] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+function selectedScenarios(args: string[]): Set<Scenario> {
+  const unknown = args.filter((arg) => !(SCENARIOS as readonly string[]).includes(arg));
+  if (unknown.length > 0)
+    throw new Error(`unknown scenario ${unknown.join(", ")}; choose from ${SCENARIOS.join(", ")}`);
+  return new Set(args.length > 0 ? (args as Scenario[]) : SCENARIOS);
 }
 
-async function bench(cleanup: Cleanup): Promise<Figures> {
+interface Figures {
+  feed?: { bare: LoadResult; api: LoadResult };
+  detection?: { latency: LatencyResult; throughput: ThroughputResult };
+  webhooks?: WebhookResult;
+}
+
+/** What every scenario shares: the database, a token issuer, and the environment of the service processes. */
+interface BenchContext {
+  cleanup: Cleanup;
+  knex: Knex;
+  databaseUrl: string;
+  tokens: TokenService;
+  logDir: string;
+  serviceEnv: (extra: Record<string, string>) => Record<string, string>;
+}
+
+async function bench(cleanup: Cleanup, scenarios: Set<Scenario>): Promise<Figures> {
   const tmp = mkdtempSync(path.join(tmpdir(), "rivalscope-bench-"));
   // mkdtemp makes the folder private to root; the embedded server runs as `postgres` and needs to reach it.
   chmodSync(tmp, 0o755);
@@ -82,8 +102,17 @@ async function bench(cleanup: Cleanup): Promise<Figures> {
     DATA_DIR: dataDir,
     ...extra,
   });
+  const context: BenchContext = { cleanup, knex, databaseUrl: database.url, tokens, logDir, serviceEnv };
 
-  // Scenario 1: the feed.
+  const figures: Figures = {};
+  if (scenarios.has("feed")) figures.feed = await feedScenario(context);
+  if (scenarios.has("detection")) figures.detection = await detectionScenario(context);
+  if (scenarios.has("webhooks")) figures.webhooks = await webhookScenario(context);
+  return figures;
+}
+
+/** Scenario 1: the feed through the API against a bare server running the same SQL. */
+async function feedScenario({ cleanup, knex, databaseUrl, tokens, logDir, serviceEnv }: BenchContext) {
   const feedTenant = await createTenant(knex, tokens, "Feed Corp", "growth");
   const otherWorkspaces: string[] = [];
   for (let i = 1; i <= FEED.otherWorkspaces; i++) {
@@ -121,7 +150,7 @@ async function bench(cleanup: Cleanup): Promise<Figures> {
   const bareServer = await startChild({
     name: "bare-server",
     entry: "bench/bare-server.ts",
-    env: { BENCH_DATABASE_URL: database.url, BENCH_SQL: query.sql, BENCH_PARAMS: JSON.stringify(query.params) },
+    env: { BENCH_DATABASE_URL: databaseUrl, BENCH_SQL: query.sql, BENCH_PARAMS: JSON.stringify(query.params) },
     logDir,
     readyPath: "/events",
     cleanup,
@@ -151,8 +180,12 @@ async function bench(cleanup: Cleanup): Promise<Figures> {
   });
   progress(`API: ${fixed(api.requestsPerSecond)} req/s, p99 ${fixed(api.p99Ms)} ms${cpuNote(api.serverCpuShare)}`);
   await apiServer.stop();
+  return { bare, api };
+}
 
-  // Scenarios 2 and 3: one ROLE=all service. The scheduler's periodic tick is parked (once a day) so that only the
+/** Scenarios 2 and 3: run-now latency and fetch throughput. */
+async function detectionScenario({ cleanup, knex, databaseUrl, tokens, logDir, serviceEnv }: BenchContext) {
+  // One ROLE=all service. The scheduler's periodic tick is parked (once a day) so that only the
   // bench's run-now calls queue fetches; its start-up tick finds nothing due.
   const service = await startChild({
     name: "service-all",
@@ -180,7 +213,7 @@ async function bench(cleanup: Cleanup): Promise<Figures> {
   const throughput = await measureFetchThroughput({
     api: new ApiClient(service.baseUrl, throughputTenant.bearer),
     knex,
-    databaseUrl: database.url,
+    databaseUrl,
     servicePid: service.pid,
     workspaceId: throughputTenant.workspaceId,
     sources: THROUGHPUT.sources,
@@ -197,8 +230,12 @@ async function bench(cleanup: Cleanup): Promise<Figures> {
       `${cpuNote(throughput.pipelineOnly.serviceCpuShare)}`,
   );
   await service.stop();
+  return { latency, throughput };
+}
 
-  // Scenarios 4 and 5: a fresh ROLE=all service (its API idle) whose workers sign and send the webhooks.
+/** Scenarios 4 and 5: webhook deliveries/s and event → webhook latency. */
+async function webhookScenario({ cleanup, knex, databaseUrl, tokens, logDir, serviceEnv }: BenchContext) {
+  // A fresh ROLE=all service (its API idle) whose workers sign and send the webhooks.
   const webhookService = await startChild({
     name: "service-webhooks",
     entry: "src/main.ts",
@@ -210,7 +247,7 @@ async function bench(cleanup: Cleanup): Promise<Figures> {
   const webhookTenant = await createTenant(knex, tokens, "Webhook Co", "growth");
   const webhooks = await measureWebhooks({
     knex,
-    databaseUrl: database.url,
+    databaseUrl,
     workerPids: [webhookService.pid],
     workspaceId: webhookTenant.workspaceId,
     events: WEBHOOKS.events,
@@ -223,7 +260,7 @@ async function bench(cleanup: Cleanup): Promise<Figures> {
       `max ${fixed(hookLatency.maxMs)} ms`,
   );
   await webhookService.stop();
-  return { bare, api, latency, throughput, webhooks };
+  return webhooks;
 }
 
 /** The server process's CPU use: a process at ~100 % of a core is the bottleneck, one well below it is not. */
@@ -241,12 +278,19 @@ async function reportDatabase(knex: Knex, server: string): Promise<void> {
 }
 
 function summary(figures: Figures): string {
-  const { bare, api, latency, throughput, webhooks } = figures;
+  return summaryTable([
+    ...(figures.feed ? feedRows(figures.feed) : []),
+    ...(figures.detection ? detectionRows(figures.detection) : []),
+    ...(figures.webhooks ? webhookRows(figures.webhooks) : []),
+  ]);
+}
+
+function feedRows({ bare, api }: NonNullable<Figures["feed"]>): SummaryRow[] {
   const ratio = api.requestsPerSecond / bare.requestsPerSecond;
   const cpuCell = (load: LoadResult) =>
     load.serverCpuShare === null ? "" : `, server CPU ${fixed(load.serverCpuShare * 100)} %`;
   const size = (load: LoadResult) => `${fixed(load.bytesPerResponse / 1024, 1)} KB/response`;
-  return summaryTable([
+  return [
     {
       measurement: "GET /events, API (express + openapi-backend + auth)",
       value: `${fixed(api.requestsPerSecond)} req/s, p50 ${fixed(api.p50Ms)} ms, p99 ${fixed(api.p99Ms)} ms${cpuCell(api)}`,
@@ -265,6 +309,11 @@ function summary(figures: Figures): string {
       target: `≥ ${TARGETS.feedRatio}`,
       met: ratio >= TARGETS.feedRatio,
     },
+  ];
+}
+
+function detectionRows({ latency, throughput }: NonNullable<Figures["detection"]>): SummaryRow[] {
+  return [
     {
       measurement: `run-now → event visible, median of ${latency.samplesMs.length}`,
       value: `${fixed(latency.medianMs)} ms`,
@@ -295,6 +344,11 @@ function summary(figures: Figures): string {
       target: "",
       met: null,
     },
+  ];
+}
+
+function webhookRows(webhooks: WebhookResult): SummaryRow[] {
+  return [
     {
       measurement: `signed webhook deliveries, ${fixed(webhooks.throughput.deliveries)} events committed at once`,
       value: `${fixed(webhooks.throughput.deliveriesPerSecond)}/s (${webhooks.throughput.seconds.toFixed(2)} s)`,
@@ -319,7 +373,7 @@ function summary(figures: Figures): string {
       target: `≤ ${TARGETS.webhookSeconds} s`,
       met: webhooks.latency.maxMs <= TARGETS.webhookSeconds * 1000,
     },
-  ]);
+  ];
 }
 
 async function main(): Promise<number> {
@@ -338,7 +392,7 @@ async function main(): Promise<number> {
   let figures: Figures | null = null;
   let failure: unknown = null;
   try {
-    figures = await bench(cleanup);
+    figures = await bench(cleanup, selectedScenarios(process.argv.slice(2)));
   } catch (error) {
     failure = error;
   }

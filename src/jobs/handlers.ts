@@ -4,7 +4,7 @@ import { recordAlertEmail } from "../alerts/consumer.js";
 import { deliverSlackAlert } from "../alerts/slack.js";
 import { runCrmRollup } from "../crm/rollup.js";
 import { runCrmSync } from "../crm/sync.js";
-import { EVENT_CONSUMERS, type DeliveryDeps } from "../delivery/consumers.js";
+import { consumeEvent, type DeliveryDeps } from "../delivery/consumers.js";
 import type { DetectionPipeline } from "../detection/pipeline.js";
 import { generateScheduledDigests, type DigestRun } from "../digests/schedule.js";
 import { deliverDigest } from "../digests/send.js";
@@ -23,7 +23,7 @@ export interface JobDeps {
 export function jobHandlers(deps: JobDeps): Partial<Record<QueueName, JobHandler>> {
   return {
     [QUEUES.eventCreated.name]: async (job) => {
-      for (const consume of EVENT_CONSUMERS) await consume(deps.delivery, job.data.event_id);
+      await consumeEvent(deps.delivery, job.data.event_id);
     },
     [QUEUES.alertSlack.name]: (job) => deliverSlackAlert(deps.delivery, job),
     [QUEUES.webhookDeliver.name]: async (job) => {

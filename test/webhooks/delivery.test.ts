@@ -311,7 +311,7 @@ describe("which events are delivered", () => {
     const setup = await subscribed();
     const event = await newEvent(setup);
     const { jobs } = app.service.services;
-    // Through the real wiring (EVENT_CONSUMERS), twice, and the consumer once more directly.
+    // Through the real wiring (consumeEvent), twice, and the consumer once more directly.
     await jobs.send("event-created", { event_id: event.id });
     await jobs.send("event-created", { event_id: event.id });
     await settled(setup.subscription.id, event.id, "delivered");
