@@ -9,6 +9,7 @@
  */
 import type { Knex } from "knex";
 import { AlertRule } from "../alert-rules/models.js";
+import { eventSourceUrl } from "../db/sql.js";
 import type { DeliveryDeps, EventConsumer } from "../delivery/consumers.js";
 import { QUEUES } from "../jobs/queues.js";
 import { enqueueEmail } from "../lib/email.js";
@@ -39,8 +40,7 @@ export async function loadAlertEvent(knex: Knex | Knex.Transaction, eventId: str
   const { rows } = await knex.raw(
     `SELECT e.id, e.workspace_id, e.competitor_id, e.event_type, e.severity, e.title, e.summary, e.impact_summary,
             e.confidence_score, e.confidence_reasoning, c.name AS competitor_name,
-            coalesce(s.url, (SELECT v.source_url FROM evidence v WHERE v.event_id = e.id
-                              ORDER BY v.created_at, v.id LIMIT 1)) AS source_url,
+            ${eventSourceUrl("s", { orCompetitorSite: false })} AS source_url,
             w.name AS workspace_name, w.plan, w.slack_webhook_url
        FROM events e
        JOIN competitors c ON c.id = e.competitor_id

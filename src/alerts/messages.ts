@@ -4,6 +4,7 @@
  */
 import type { EmailMessage } from "../lib/email.js";
 import { escapeHtml } from "../lib/html.js";
+import { SEVERITY_LABEL } from "../lib/severity.js";
 import type { Severity } from "./match.js";
 
 /** An event with what its alert shows beside it (competitor, source page). */
@@ -26,13 +27,6 @@ export interface AlertReason {
   workspace_name: string;
   rule_names: string[];
 }
-
-const SEVERITY_LABEL: Readonly<Record<Severity, string>> = {
-  low: "Low",
-  medium: "Medium",
-  high: "High",
-  critical: "Critical",
-};
 
 const EVENT_TYPE_LABEL: Readonly<Record<string, string>> = {
   pricing_change: "Pricing change",

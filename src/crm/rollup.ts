@@ -11,6 +11,7 @@
  * could be sent twice, since neither vendor offers an idempotency key for creates.
  */
 import type { Knex } from "knex";
+import { eventSourceUrl } from "../db/sql.js";
 import type { DeliveryDeps } from "../delivery/consumers.js";
 import type { Jobs } from "../jobs/boss.js";
 import { QUEUES } from "../jobs/queues.js";
@@ -120,9 +121,7 @@ async function dayEvents(knex: Knex, connection: CrmConnection, day: string): Pr
   const severities = SEVERITIES.filter((severity) => severityAtLeast(severity, connection.severity_threshold));
   const { rows } = await knex.raw(
     `SELECT e.id, e.detected_at, e.competitor_id, c.name AS competitor_name, e.event_type, e.severity, e.title,
-            coalesce(s.url,
-                     (SELECT v.source_url FROM evidence v WHERE v.event_id = e.id ORDER BY v.created_at, v.id LIMIT 1),
-                     'https://' || c.domain) AS source_url
+            ${eventSourceUrl("s")} AS source_url
        FROM events e
        JOIN competitors c ON c.id = e.competitor_id
        LEFT JOIN sources s ON s.id = e.source_id AND s.workspace_id = e.workspace_id

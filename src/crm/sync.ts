@@ -12,6 +12,7 @@
  * - 429, 5xx, network: thrown, so pg-boss retries with backoff; the last failed retry marks the sync failed.
  */
 import type { Knex } from "knex";
+import { eventSourceUrl } from "../db/sql.js";
 import type { DeliveryDeps } from "../delivery/consumers.js";
 import { QUEUES } from "../jobs/queues.js";
 import { limitsOf, type PlanName } from "../workspaces/plans.js";
@@ -209,9 +210,7 @@ export async function loadSyncEvent(knex: Knex, eventId: string): Promise<SyncEv
   const { rows } = await knex.raw(
     `SELECT e.id, e.workspace_id, e.competitor_id, c.name AS competitor_name, e.event_type, e.severity, e.title,
             e.confidence_score, e.detected_at, w.plan,
-            coalesce(s.url,
-                     (SELECT v.source_url FROM evidence v WHERE v.event_id = e.id ORDER BY v.created_at, v.id LIMIT 1),
-                     'https://' || c.domain) AS source_url
+            ${eventSourceUrl("s")} AS source_url
        FROM events e
        JOIN competitors c ON c.id = e.competitor_id
        JOIN workspaces w ON w.id = e.workspace_id

@@ -7,14 +7,9 @@
  */
 import type { EmailMessage } from "../lib/email.js";
 import { escapeHtml } from "../lib/html.js";
+import { SEVERITY_LABEL } from "../lib/severity.js";
 import type { DigestEventItem, DigestPayload } from "./payload.js";
 
-const SEVERITY_LABEL: Readonly<Record<string, string>> = {
-  low: "Low",
-  medium: "Medium",
-  high: "High",
-  critical: "Critical",
-};
 const SEVERITY_COLOUR: Readonly<Record<string, string>> = {
   low: "#57606a",
   medium: "#9a6700",
@@ -57,7 +52,7 @@ function typeCounts(byType: Record<string, number>): string {
 }
 
 function eventLine(event: DigestEventItem): string {
-  return `[${SEVERITY_LABEL[event.severity] ?? event.severity}] ${event.title}`;
+  return `[${SEVERITY_LABEL[event.severity]}] ${event.title}`;
 }
 
 function textEvent(event: DigestEventItem): string[] {
@@ -105,7 +100,7 @@ function htmlEvent(event: DigestEventItem): string {
   const colour = SEVERITY_COLOUR[event.severity] ?? "#57606a";
   const meta = `${TYPE_LABEL[event.event_type] ?? event.event_type} · confidence ${Math.round(event.confidence_score * 100)}% · ${utcLabel(event.detected_at)}`;
   return `<tr><td style="padding:10px 0;border-top:1px solid #d0d7de">
-<div style="font-size:12px;color:${colour};font-weight:600">${escapeHtml(SEVERITY_LABEL[event.severity] ?? event.severity)}</div>
+<div style="font-size:12px;color:${colour};font-weight:600">${escapeHtml(SEVERITY_LABEL[event.severity])}</div>
 <div style="font-size:15px;font-weight:600;margin:2px 0"><a href="${escapeHtml(event.url)}" style="color:#0969da;text-decoration:none">${escapeHtml(event.title)}</a></div>
 <div style="font-size:14px;color:#1f2328">${escapeHtml(event.summary)}</div>
 <div style="font-size:12px;color:#57606a;margin-top:4px">${escapeHtml(meta)} · <a href="${escapeHtml(event.source_url)}" style="color:#57606a">source</a></div>

@@ -11,6 +11,7 @@ import type { Knex } from "knex";
 import type { components } from "../../generated/api-types.js";
 import { eventLink } from "../alerts/messages.js";
 import { ruleMatches, type MatchableRule } from "../alerts/match.js";
+import { eventSourceUrl } from "../db/sql.js";
 import type { Severity } from "../detection/types.js";
 import { SEVERITIES, severityAtLeast } from "../lib/severity.js";
 
@@ -111,9 +112,7 @@ export async function buildDigestPayload(
   const { rows: events } = (await knex.raw(
     `SELECT e.id, e.competitor_id, c.name AS competitor_name, c.domain AS competitor_domain, e.event_type, e.severity,
             e.title, e.summary, e.confidence_score, e.detected_at,
-            coalesce(src.url,
-                     (SELECT v.source_url FROM evidence v WHERE v.event_id = e.id ORDER BY v.created_at, v.id LIMIT 1),
-                     'https://' || c.domain) AS source_url
+            ${eventSourceUrl("src")} AS source_url
        FROM events e
        JOIN competitors c ON c.id = e.competitor_id
        LEFT JOIN sources src ON src.id = e.source_id

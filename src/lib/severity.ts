@@ -17,3 +17,11 @@ export function severityAtLeast(severity: string, threshold: string): boolean {
 export function maxSeverity(...values: Severity[]): Severity {
   return values.reduce<Severity>((a, b) => (SEVERITIES.indexOf(b) > SEVERITIES.indexOf(a) ? b : a), "low");
 }
+
+/** How a severity reads in messages (emails, Slack, digests). */
+export const SEVERITY_LABEL: Readonly<Record<Severity, string>> = {
+  low: "Low",
+  medium: "Medium",
+  high: "High",
+  critical: "Critical",
+};

@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Knex } from "knex";
+import { eventSourceUrl } from "../db/sql.js";
 import type { DeliveryDeps } from "../delivery/consumers.js";
 import { QUEUES } from "../jobs/queues.js";
 import { enqueueEmail } from "../lib/email.js";
@@ -131,9 +132,7 @@ async function loadDelivery(knex: Knex, deliveryId: string): Promise<DeliveryRow
             s.id AS subscription_id, s.environment, s.url, s.signing_secret,
             w.id AS workspace_id, w.plan,
             e.id AS event_id, e.event_type, e.severity, e.confidence_score, e.title, e.summary, e.detected_at,
-            coalesce(src.url,
-                     (SELECT v.source_url FROM evidence v WHERE v.event_id = e.id ORDER BY v.created_at, v.id LIMIT 1),
-                     'https://' || c.domain) AS source_url,
+            ${eventSourceUrl("src")} AS source_url,
             c.id AS competitor_id, c.name AS competitor_name, c.domain AS competitor_domain
        FROM webhook_deliveries d
        JOIN webhook_subscriptions s ON s.id = d.subscription_id
