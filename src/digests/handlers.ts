@@ -1,12 +1,13 @@
-import { suppress } from "../suppressions/service.js";
+import type { Knex } from "knex";
 import { accepted, callerOf, created, ok, type AreaHandlers } from "../http/handler.js";
+import { suppress } from "../suppressions/service.js";
 import { receiveEmailEvent } from "./email-events.js";
 import { DigestService } from "./service.js";
 import { invalidUnsubscribeLink, UnsubscribeLinks, unsubscribePage } from "./unsubscribe.js";
 
 /** The workspace's name for the confirmation page; a workspace deleted since the mail makes the link invalid. */
-async function workspaceName(ctx: { services: { knex: import("knex").Knex } }, workspaceId: string): Promise<string> {
-  const workspace = await ctx.services.knex("workspaces").where({ id: workspaceId }).first("name");
+async function workspaceName(knex: Knex, workspaceId: string): Promise<string> {
+  const workspace = await knex("workspaces").where({ id: workspaceId }).first("name");
   if (!workspace) throw invalidUnsubscribeLink();
   return workspace.name;
 }
@@ -29,13 +30,13 @@ export const digestHandlers: AreaHandlers = {
 
   getUnsubscribePage: async (ctx) => {
     const claims = await new UnsubscribeLinks(ctx.services.config).verify(ctx.query.token);
-    const page = unsubscribePage(claims.email, await workspaceName(ctx, claims.workspaceId));
+    const page = unsubscribePage(claims.email, await workspaceName(ctx.services.knex, claims.workspaceId));
     return { status: 200, body: page, contentType: "text/html" };
   },
 
   unsubscribeFromDigests: async (ctx) => {
     const claims = await new UnsubscribeLinks(ctx.services.config).verify(ctx.query.token);
-    await workspaceName(ctx, claims.workspaceId);
+    await workspaceName(ctx.services.knex, claims.workspaceId);
     const row = await suppress(ctx.services.knex, claims.workspaceId, claims.email, "unsubscribe");
     return ok({ email: row.email, suppressed: true });
   },
