@@ -215,17 +215,19 @@ describe("webhook delivery under load", () => {
       .select("status_code");
     expect(attempts.length).toBe(deliveries.reduce((sum, d) => sum + d.attempts, 0));
 
-    // The receiver answered exactly what the senders recorded; what it never answered is what the victim died
-    // waiting for (and any attempt that timed out, recorded without a status).
+    // The receiver answered exactly what the senders recorded. What it never answered is what the victim died
+    // waiting for, plus survivor attempts that gave up at 10 s while held (recorded without a status). On a slow
+    // machine an attempt can also give up before its request was read by the receiver at all, so those bound the
+    // count from above rather than match it.
     const answered = receiver.requests.filter((r) => r.status !== null);
     const countBy = (statuses: (number | null)[]) =>
       Object.fromEntries([...new Set(statuses)].map((s) => [String(s), statuses.filter((t) => t === s).length]));
     expect(countBy(answered.map((r) => r.status))).toEqual(
       countBy(attempts.filter((a) => a.status_code !== null).map((a) => a.status_code)),
     );
-    expect(receiver.requests.length - answered.length).toBe(
-      orphans.length + attempts.filter((a) => a.status_code === null).length,
-    );
+    const unanswered = receiver.requests.length - answered.length;
+    expect(unanswered).toBeGreaterThanOrEqual(orphans.length);
+    expect(unanswered).toBeLessThanOrEqual(orphans.length + attempts.filter((a) => a.status_code === null).length);
     // Half the answers were failures (every other request), so each event needed two attempts on average.
     expect(answered.filter((r) => r.status === 503).length).toBeGreaterThanOrEqual(EVENTS - orphans.length);
 
