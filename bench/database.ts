@@ -5,8 +5,10 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import pg from "pg";
+import pino from "pino";
 import { ensureDatabase } from "../src/db/database.js";
 import { startEmbeddedPostgres } from "../src/db/embedded-postgres.js";
+import { startJobs, type Jobs } from "../src/jobs/boss.js";
 import type { Cleanup } from "./cleanup.js";
 
 export interface BenchDatabase {
@@ -51,4 +53,19 @@ async function dropDatabase(serverUrl: string, name: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The bench's own send-only pg-boss client, for queueing jobs as the service does (inside the bench's transactions).
+ * `stop` may be called early and again by the cleanup: it stops the client once.
+ */
+export async function openBenchJobs(
+  databaseUrl: string,
+  cleanup: Cleanup,
+): Promise<{ jobs: Jobs; stop: () => Promise<void> }> {
+  const jobs = await startJobs({ connectionString: databaseUrl, log: pino({ level: "silent" }), worker: false });
+  let stopped: Promise<void> | null = null;
+  const stop = () => (stopped ??= jobs.stop());
+  cleanup.add("stop the bench's pg-boss client", stop);
+  return { jobs, stop };
 }

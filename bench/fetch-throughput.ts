@@ -12,12 +12,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
-import pino from "pino";
-import { knexExecutor, startJobs } from "../src/jobs/boss.js";
+import { knexExecutor } from "../src/jobs/boss.js";
 import { QUEUES } from "../src/jobs/queues.js";
 import { FixtureSite } from "../test/fakes/fixture-site.js";
 import type { ApiClient } from "./api-client.js";
 import type { Cleanup } from "./cleanup.js";
+import { openBenchJobs } from "./database.js";
 import { forEachConcurrent, pollUntil, progress, withCpuShare } from "./util.js";
 
 export interface ThroughputResult {
@@ -120,14 +120,7 @@ export async function measureFetchThroughput(options: {
   progress("changing every page back to v1 and queueing all fetches in one transaction");
 
   for (const page of pages) page.site.serveFixture(page.path, "pricing-v1.html");
-  const jobs = await startJobs({
-    connectionString: options.databaseUrl,
-    log: pino({ level: "silent" }),
-    worker: false,
-  });
-  let jobsStopped: Promise<void> | null = null;
-  const stopJobs = () => (jobsStopped ??= jobs.stop());
-  options.cleanup.add("stop the bench's pg-boss client", stopJobs);
+  const { jobs, stop: stopJobs } = await openBenchJobs(options.databaseUrl, options.cleanup);
   const { rows } = await knex.raw("SELECT now() AS now");
   const pipelineOnly = await withCpuShare(options.servicePid, async () => {
     const started = performance.now();

@@ -16,13 +16,13 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
-import pino from "pino";
 import Stripe from "stripe";
-import { knexExecutor, startJobs, type Jobs } from "../src/jobs/boss.js";
+import { knexExecutor, type Jobs } from "../src/jobs/boss.js";
 import { QUEUES } from "../src/jobs/queues.js";
 import { upsertSubscription } from "../src/webhooks/subscriptions.js";
 import { LoadWebhookReceiver, type LoadRequest } from "../test/fakes/load-webhook-receiver.js";
 import type { Cleanup } from "./cleanup.js";
+import { openBenchJobs } from "./database.js";
 import { cpuSeconds, median, progress, sleep } from "./util.js";
 
 export interface WebhookThroughputPass {
@@ -59,14 +59,7 @@ export async function measureWebhooks(options: {
   const { knex, workspaceId } = options;
   const receiver = await new LoadWebhookReceiver().start();
   options.cleanup.add("stop the webhook receiver", () => receiver.stop());
-  const jobs = await startJobs({
-    connectionString: options.databaseUrl,
-    log: pino({ level: "silent" }),
-    worker: false,
-  });
-  let jobsStopped: Promise<void> | null = null;
-  const stopJobs = () => (jobsStopped ??= jobs.stop());
-  options.cleanup.add("stop the bench's pg-boss client", stopJobs);
+  const { jobs, stop: stopJobs } = await openBenchJobs(options.databaseUrl, options.cleanup);
 
   const [competitor] = await knex("competitors")
     .insert({ workspace_id: workspaceId, name: "Hookline", domain: "hookline.example" })

@@ -2,7 +2,7 @@
  * Operator commands for the manual onboarding the spec describes (DESIGN.md §2): `npm run admin -- <command> …`.
  * Each prints JSON on success and exits non-zero with a one-line error on bad input.
  */
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import pino from "pino";
 import { connectSlack, SlackConnectError } from "../alerts/slack.js";
 import { AuthService } from "../auth/service.js";
@@ -55,10 +55,9 @@ const COMMANDS: Record<string, Command> = {
   },
 
   "add-member": async (services, args) => {
-    const { values, positionals: rest } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { role: { type: "string", default: "member" }, name: { type: "string" } },
+    const { values, positionals: rest } = parseOptions(args, {
+      role: { type: "string", default: "member" },
+      name: { type: "string" },
     });
     const [workspaceId, rawEmail] = positionals(rest, 2, "add-member <workspace_id> <email> [--role R] [--name N]");
     const email = rawEmail!.trim().toLowerCase();
@@ -98,51 +97,30 @@ const COMMANDS: Record<string, Command> = {
 
   "slack-connect": async ({ config, knex }, args) => {
     const usage = "slack-connect <workspace_id> --webhook-url U";
-    const { values, positionals: rest } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { "webhook-url": { type: "string" } },
-    });
+    const { values, positionals: rest } = parseOptions(args, { "webhook-url": { type: "string" } });
     const [workspaceId] = positionals(rest, 1, usage);
     if (!UUID.test(workspaceId!)) throw new UsageError(`not a workspace id: ${workspaceId}`);
     if (!values["webhook-url"]) throw new UsageError(`usage: npm run admin -- ${usage}`);
-    try {
-      return await connectSlack(
-        knex,
-        { allowPrivateTargets: config.allowPrivateTargets },
-        workspaceId!,
-        values["webhook-url"],
-      );
-    } catch (error) {
-      throw error instanceof SlackConnectError ? new UsageError(error.message) : error;
-    }
+    return refusalsAsUsage(SlackConnectError, () =>
+      connectSlack(knex, { allowPrivateTargets: config.allowPrivateTargets }, workspaceId!, values["webhook-url"]!),
+    );
   },
 
   "webhook-add": async ({ config, knex }, args) => {
     const usage =
       "webhook-add <workspace_id> --url U --environment staging|production [--min-severity S] [--event-types a,b|all] [--rotate-secret]";
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args,
-        allowPositionals: true,
-        options: {
-          url: { type: "string" },
-          environment: { type: "string" },
-          "min-severity": { type: "string" },
-          "event-types": { type: "string" },
-          "rotate-secret": { type: "boolean", default: false },
-        },
-      });
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
-    const { values, positionals: rest } = parsed;
+    const { values, positionals: rest } = parseOptions(args, {
+      url: { type: "string" },
+      environment: { type: "string" },
+      "min-severity": { type: "string" },
+      "event-types": { type: "string" },
+      "rotate-secret": { type: "boolean", default: false },
+    });
     const [workspaceId] = positionals(rest, 1, usage);
     if (values.url === undefined || values.environment === undefined) {
       throw new UsageError(`usage: npm run admin -- ${usage}`);
     }
-    return webhookCommand(() =>
+    return refusalsAsUsage(WebhookSubscriptionError, () =>
       upsertSubscription(
         { knex, config },
         {
@@ -159,35 +137,25 @@ const COMMANDS: Record<string, Command> = {
 
   "webhook-promote": async ({ knex }, args) => {
     const [subscriptionId] = positionals(args, 1, "webhook-promote <subscription_id>");
-    return webhookCommand(() => promoteSubscription(knex, subscriptionId!));
+    return refusalsAsUsage(WebhookSubscriptionError, () => promoteSubscription(knex, subscriptionId!));
   },
 
   "crm-connect": async ({ config, knex }, args) => {
     const usage =
       "crm-connect <workspace_id> --provider salesforce|hubspot --base-url U --token T [--severity-threshold S] [--fields JSON] [--mapping JSON]";
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args,
-        allowPositionals: true,
-        options: {
-          provider: { type: "string" },
-          "base-url": { type: "string" },
-          token: { type: "string" },
-          "severity-threshold": { type: "string" },
-          fields: { type: "string" },
-          mapping: { type: "string" },
-        },
-      });
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
-    const { values, positionals: rest } = parsed;
+    const { values, positionals: rest } = parseOptions(args, {
+      provider: { type: "string" },
+      "base-url": { type: "string" },
+      token: { type: "string" },
+      "severity-threshold": { type: "string" },
+      fields: { type: "string" },
+      mapping: { type: "string" },
+    });
     const [workspaceId] = positionals(rest, 1, usage);
     if (values.provider === undefined || values["base-url"] === undefined || values.token === undefined) {
       throw new UsageError(`usage: npm run admin -- ${usage}`);
     }
-    return crmCommand(() =>
+    return refusalsAsUsage(CrmConnectError, () =>
       connectCrm(
         { knex, config },
         {
@@ -208,25 +176,25 @@ const COMMANDS: Record<string, Command> = {
     if (args.length > 1 || args.some((arg) => arg.startsWith("--"))) {
       throw new UsageError("usage: npm run admin -- crm-status [<workspace_id>]");
     }
-    return crmCommand(() => listConnections(knex, args[0]));
+    return refusalsAsUsage(CrmConnectError, () => listConnections(knex, args[0]));
   },
 };
 
-/** The CRM connection service's refusals are the operator's one-line errors. */
-async function crmCommand<T>(run: () => Promise<T>): Promise<T> {
+/** A service's refusals (bad URL, unknown id, …) are the operator's one-line errors; anything else is a crash. */
+async function refusalsAsUsage<T>(refusal: new (...args: never[]) => Error, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    throw error instanceof CrmConnectError ? new UsageError(error.message) : error;
+    throw error instanceof refusal ? new UsageError(error.message) : error;
   }
 }
 
-/** The webhook service's refusals are the operator's one-line errors. */
-async function webhookCommand<T>(run: () => Promise<T>): Promise<T> {
+/** Options and positionals of a command; an unknown or malformed option is the operator's one-line error. */
+function parseOptions<const O extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: O) {
   try {
-    return await run();
+    return parseArgs({ args, allowPositionals: true, options });
   } catch (error) {
-    throw error instanceof WebhookSubscriptionError ? new UsageError(error.message) : error;
+    throw new UsageError(error instanceof Error ? error.message : String(error));
   }
 }
 

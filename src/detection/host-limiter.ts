@@ -39,3 +39,12 @@ export class HostLimiter {
     if (this.waiting.get(host)?.length === 0) this.waiting.delete(host);
   }
 }
+
+/** The host a source's fetches are spaced and limited by (its URL's host, lowercased; the URL itself if unparsable). */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return url;
+  }
+}

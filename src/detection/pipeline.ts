@@ -14,8 +14,7 @@ import { classify } from "./classify.js";
 import { diffExtractions, isEmptyDiff } from "./diff.js";
 import { extract } from "./extract/index.js";
 import { resolveDrafts, type Pending } from "./flap-damping.js";
-import { HostLimiter } from "./host-limiter.js";
-import { hostOf } from "../jobs/scheduler.js";
+import { hostOf, HostLimiter } from "./host-limiter.js";
 import { EXTRACTOR_VERSION, type EventDraft, type Extraction } from "./types.js";
 
 export interface DetectionDeps {

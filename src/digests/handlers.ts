@@ -3,7 +3,7 @@ import { accepted, callerOf, created, ok, type AreaHandlers } from "../http/hand
 import { suppress } from "../suppressions/service.js";
 import { receiveEmailEvent } from "./email-events.js";
 import { DigestService } from "./service.js";
-import { invalidUnsubscribeLink, UnsubscribeLinks, unsubscribePage } from "./unsubscribe.js";
+import { invalidUnsubscribeLink, unsubscribeLinks, unsubscribePage } from "./unsubscribe.js";
 
 /** The workspace's name for the confirmation page; a workspace deleted since the mail makes the link invalid. */
 async function workspaceName(knex: Knex, workspaceId: string): Promise<string> {
@@ -29,13 +29,13 @@ export const digestHandlers: AreaHandlers = {
     accepted(await receiveEmailEvent(ctx.services.knex, ctx.services.config.email.webhookSecret, ctx)),
 
   getUnsubscribePage: async (ctx) => {
-    const claims = await new UnsubscribeLinks(ctx.services.config).verify(ctx.query.token);
+    const claims = await unsubscribeLinks(ctx.services.config).verify(ctx.query.token);
     const page = unsubscribePage(claims.email, await workspaceName(ctx.services.knex, claims.workspaceId));
     return { status: 200, body: page, contentType: "text/html" };
   },
 
   unsubscribeFromDigests: async (ctx) => {
-    const claims = await new UnsubscribeLinks(ctx.services.config).verify(ctx.query.token);
+    const claims = await unsubscribeLinks(ctx.services.config).verify(ctx.query.token);
     await workspaceName(ctx.services.knex, claims.workspaceId);
     const row = await suppress(ctx.services.knex, claims.workspaceId, claims.email, "unsubscribe");
     return ok({ email: row.email, suppressed: true });

@@ -15,7 +15,7 @@ import type { EmailTransport } from "../lib/email.js";
 import { isSuppressed, normalizeEmail } from "../suppressions/service.js";
 import { digestEmail } from "./email.js";
 import type { DigestPayload } from "./payload.js";
-import { UnsubscribeLinks } from "./unsubscribe.js";
+import { unsubscribeLinks } from "./unsubscribe.js";
 
 export interface DigestSendDeps {
   config: Readonly<Config>;
@@ -68,7 +68,7 @@ export async function ensureDeliveries(
  * no mail; a transport error gives `failed` with the error kept for operators (the caller decides whether to retry).
  */
 export async function deliverDigest(deps: DigestSendDeps, deliveryId: string): Promise<DeliveryOutcome> {
-  const links = new UnsubscribeLinks(deps.config);
+  const links = unsubscribeLinks(deps.config);
   return deps.knex.transaction(async (trx) => {
     const delivery = await trx("digest_deliveries as d")
       .join("digests as g", "g.id", "d.digest_id")

@@ -20,6 +20,15 @@ export interface UnsubscribeClaims {
 /** The same answer for a malformed, mis-signed or expired token: nothing about which it was. */
 export const invalidUnsubscribeLink = () => new ApiError(404, "Unsubscribe link is invalid or has expired");
 
+/** One per configuration: the derived key is made once, not per mail or request. */
+const LINKS = new WeakMap<object, UnsubscribeLinks>();
+
+export function unsubscribeLinks(config: Pick<Config, "jwtSecret" | "jwtIssuer" | "publicBaseUrl">): UnsubscribeLinks {
+  let links = LINKS.get(config);
+  if (!links) LINKS.set(config, (links = new UnsubscribeLinks(config)));
+  return links;
+}
+
 export class UnsubscribeLinks {
   private readonly key: KeyObject;
 

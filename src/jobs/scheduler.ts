@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import type { Logger } from "pino";
+import { hostOf } from "../detection/host-limiter.js";
 import { knexExecutor, type Jobs } from "./boss.js";
 import { QUEUES } from "./queues.js";
 
@@ -125,13 +126,5 @@ export class Scheduler {
       }
       return jobs.length;
     });
-  }
-}
-
-export function hostOf(url: string): string {
-  try {
-    return new URL(url).host.toLowerCase();
-  } catch {
-    return url;
   }
 }
