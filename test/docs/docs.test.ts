@@ -1,15 +1,12 @@
 /**
  * `/openapi.json` serves the contract and `/docs` an interactive reference built from local assets only, tried in a
- * real headless Chromium (installed by .ci/run from Debian's packages).
+ * real headless Chromium (the one npm installs, see test/setup/browser.ts).
  */
-import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contractOperations, openApiDocument } from "../../src/contract.js";
+import { launchBrowser } from "../setup/browser.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -40,22 +37,10 @@ describe("GET /docs", () => {
   });
 
   it("renders every operation in a real headless browser without reaching the network", async () => {
-    expect(existsSync(CHROMIUM), `Chromium is needed at ${CHROMIUM} (apt-get install chromium)`).toBe(true);
     const server = app.service.app!.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    const browser = await launchBrowser();
     try {
       const page = await browser.newPage();
       const offsite: string[] = [];
