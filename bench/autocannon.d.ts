@@ -1,6 +1,7 @@
 /**
  * The part of autocannon's API the bench uses. autocannon ships no type declarations and @types/autocannon is not a
- * dependency (the issue allows one new devDependency), so the used surface is declared here.
+ * dependency (docs/architecture.md#performance-targets: autocannon is the one devDependency the bench adds), so the
+ * used surface is declared here.
  */
 declare module "autocannon" {
   namespace autocannon {

@@ -1,6 +1,7 @@
 /**
- * Servers under test run in child processes of their own (the issue: the load generator must not share the server's
- * event loop). Each child logs to a file in the bench's temp folder; its tail is shown when it fails.
+ * Servers under test run in child processes of their own (docs/architecture.md#performance-targets: the load generator
+ * must not share the server's event loop). Each child logs to a file in the bench's temp folder; its tail is shown when
+ * it fails.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";

@@ -1,7 +1,7 @@
 /**
  * Scenario 3: fetch → event throughput. N pricing pages on loopback fixture sites are baselined, all changed, then
  * all queued with run-now; the figure is N over the wall time from the first run-now call until every source has
- * produced its events (the issue's target: at least 50 sources/s).
+ * produced its events (target: at least 50 sources/s, docs/architecture.md#performance-targets).
  *
  * The run-now calls are served by the same process as the workers, so they compete for its one event loop. A second
  * pass changes every page back and queues all N fetches in one transaction (as the scheduler inserts them, without

@@ -1,6 +1,6 @@
 /**
  * Scenario 2: how long after `POST /sources/{id}/run-now` a changed pricing page's events show in GET /events, on
- * loopback, with the service running as `ROLE=all` (the issue's target: at most 2 s).
+ * loopback, with the service running as `ROLE=all` (target: at most 2 s, docs/architecture.md#performance-targets).
  */
 import type { Knex } from "knex";
 import { QUEUES } from "../src/jobs/queues.js";

@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: the performance figures of the issues, measured in one run on this machine. `npm run bench --
- * webhooks` (or `feed`, `detection`, several names) runs only those scenarios.
+ * `npm run bench`: the performance targets of docs/architecture.md#performance-targets, measured in one run on this
+ * machine. `npm run bench -- webhooks` (or `feed`, `detection`, several names) runs only those scenarios.
  *
  * 1. GET /events with 100k events in the caller's workspace (1M in the table): req/s and p99 at 50 connections,
  *    through the full stack (ROLE=api child: express, openapi-backend, bearer auth) and through a bare

@@ -1,6 +1,7 @@
 /**
  * Bench data made directly in the database: tenants (workspace, owner, token) and a large events table, inserted by
- * Postgres itself with `INSERT … SELECT generate_series` (the issue: 1M rows in well under a minute).
+ * Postgres itself with `INSERT … SELECT generate_series` (1M rows in well under a minute:
+ * docs/architecture.md#performance-targets).
  */
 import type { Knex } from "knex";
 import { hashPassword } from "../src/auth/passwords.js";
@@ -104,7 +105,8 @@ export async function loadEvents(knex: Knex, load: EventLoad): Promise<number> {
       return result.rowCount as number;
     }),
   );
-  // Fresh statistics, so the planner sees the real table (the issue: ANALYZE after loading).
+  // Fresh statistics, so the planner sees the real table (docs/architecture.md#performance-targets: ANALYZE after
+  // loading).
   await knex.raw("ANALYZE events");
   return inserted.reduce((a, b) => a + b, 0);
 }

@@ -1,7 +1,7 @@
 /**
- * Scenarios 4 and 5: outbound webhooks (issue 4: "signed deliveries/s to a loopback receiver that always answers 200
- * (target ≥ 300/s on this 2-core machine) and event → webhook received latency (target ≤ 1 s after the event is
- * committed)").
+ * Scenarios 4 and 5: outbound webhooks (docs/architecture.md#performance-targets): signed deliveries/s to a loopback
+ * receiver that always answers 200 (target ≥ 300/s on this 2-core machine) and event → webhook received latency
+ * (target ≤ 1 s after the event is committed).
  *
  * A Growth workspace with one production subscription to a loopback receiver (test/fakes/load-webhook-receiver.ts,
  * in the bench's process) that answers 200 to everything; the service's worker processes sign and send.
@@ -10,7 +10,8 @@
  *   events with their jobs); the figure is N over the time from the start of that transaction until the receiver has
  *   every event id. A second pass commits N deliveries with their `webhook-deliver` jobs instead (what the
  *   event-created consumer writes), so it measures the delivery stage alone; the gap is the consumer's share. Every
- *   request's signature is then checked with Stripe's library (DESIGN.md §5), so only signed deliveries count.
+ *   request's signature is then checked with Stripe's library (docs/product-rules.md#outbound-signature), so only
+ *   signed deliveries count.
  * - Latency: events committed one at a time with their `event-created` job (the pipeline's code path), each at a
  *   random moment of the workers' polling cycle; the figure is commit → the receiver has the request.
  */

@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 
 /**
  * Users, workspaces and memberships, auth state, competitors and sources.
- * Columns are snake_case and named as the contract names the fields (STYLE.md habit 7).
+ * Columns are snake_case and named as the contract names the fields (docs/architecture.md#one-name-per-field).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("users", (t) => {
@@ -48,7 +48,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     "ALTER TABLE workspaces ADD CONSTRAINT workspaces_plan_check CHECK (plan IN ('free','starter','growth','enterprise'))",
   );
-  // The spec: "at most one workspace holds the [demo] flag".
+  // docs/product-rules.md#admin-views: at most one workspace holds the demo flag.
   await knex.raw("CREATE UNIQUE INDEX workspaces_single_demo ON workspaces (is_demo) WHERE is_demo");
   await knex.raw(
     "CREATE UNIQUE INDEX workspaces_partner_customer_email ON workspaces (parent_workspace_id, lower(customer_email)) WHERE parent_workspace_id IS NOT NULL",

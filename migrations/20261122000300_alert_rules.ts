@@ -1,8 +1,8 @@
 import type { Knex } from "knex";
 
 /**
- * Alert rules (DESIGN.md §7, spec/alert-rules.tsp), and the default rule every workspace starts with, backfilled for
- * the workspaces that exist already (new ones get theirs from `createWorkspaceFor`).
+ * Alert rules (docs/product-rules.md#alert-rules, spec/alert-rules.tsp), and the default rule every workspace starts
+ * with, backfilled for the workspaces that exist already (new ones get theirs from `createWorkspaceFor`).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("alert_rules", (t) => {

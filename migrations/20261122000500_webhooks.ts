@@ -1,8 +1,8 @@
 import type { Knex } from "knex";
 
 /**
- * Outbound webhooks (interface spec "Events → Outbound webhook delivery", DESIGN.md §2, §5, §7): one subscription per
- * workspace and environment, one delivery per (subscription, event), and every HTTP attempt of a delivery.
+ * Outbound webhooks (docs/product-rules.md#webhooks-and-signatures): one subscription per workspace and environment,
+ * one delivery per (subscription, event), and every HTTP attempt of a delivery.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("webhook_subscriptions", (t) => {
@@ -10,14 +10,14 @@ export async function up(knex: Knex): Promise<void> {
     t.uuid("workspace_id").notNullable().references("workspaces.id").onDelete("CASCADE");
     t.text("environment").notNullable();
     t.text("url").notNullable();
-    // `whsec_…`; used whole as the HMAC key, as Stripe does (DESIGN.md §5).
+    // `whsec_…`; used whole as the HMAC key, as Stripe does (docs/product-rules.md#outbound-signature).
     t.text("signing_secret").notNullable();
     t.text("min_severity").notNullable().defaultTo("low");
     // null = every event type.
     t.jsonb("event_types").nullable();
     t.timestamp("created_at", { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp("updated_at", { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    // "One subscription per environment" (spec): what makes webhook-add an upsert.
+    // "One subscription per environment" (docs/product-rules.md#outbound-webhooks): what makes webhook-add an upsert.
     t.unique(["workspace_id", "environment"]);
   });
   await knex.raw(

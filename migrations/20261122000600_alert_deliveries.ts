@@ -1,9 +1,10 @@
 import type { Knex } from "knex";
 
 /**
- * What `immediate` alert rules sent for each event (DESIGN.md §7 "Alert rules"): one row per event, channel and
- * recipient. The unique key is what makes delivery idempotent: the `event-created` consumer inserts with ON CONFLICT
- * DO NOTHING and sends only the rows it inserted, so a retried job or a second worker never mails anyone twice.
+ * What `immediate` alert rules sent for each event (docs/product-rules.md#immediate-alerts): one row per event, channel
+ * and recipient. The unique key is what makes delivery idempotent: the `event-created` consumer inserts with ON
+ * CONFLICT DO NOTHING and sends only the rows it inserted, so a retried job or a second worker never mails anyone
+ * twice.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("alert_deliveries", (t) => {

@@ -1,9 +1,9 @@
 import type { Knex } from "knex";
 
 /**
- * Digests (interface spec "Digest", "Digest delivery"; DESIGN.md §7 "Digests"): the stored digests of a workspace,
- * one delivery row per recipient of a digest, and the ids of inbound signed webhooks already accepted (Standard
- * Webhooks replay protection, DESIGN.md §5: "a `provider-id` seen before is a replay").
+ * Digests (docs/product-rules.md#digests-and-unsubscribe): the stored digests of a workspace, one delivery row per
+ * recipient of a digest, and the ids of inbound signed webhooks already accepted (Standard Webhooks replay protection,
+ * docs/product-rules.md#inbound-signatures: a `provider-id` seen before is a replay).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("digests", (t) => {
@@ -52,7 +52,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text("error").nullable();
     t.timestamp("created_at", { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp("updated_at", { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    // "Once per digest per member" (DESIGN.md §7): the scheduler and POST /send both insert ON CONFLICT.
+    // "Once per digest per member" (docs/product-rules.md#schedule): the scheduler and POST /send both insert ON
+    // CONFLICT.
     t.unique(["digest_id", "recipient_email"]);
   });
   await knex.raw(

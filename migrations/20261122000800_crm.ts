@@ -1,9 +1,9 @@
 import type { Knex } from "knex";
 
 /**
- * CRM write-back (issue 4 "CRM write-back", interface spec "CRM write-back shapes", DESIGN.md §2 `crm-connect`, §7
- * "CRM"): one connection per workspace and provider, one sync per (connection, event) with per-record progress, and
- * the daily rollup engagements, each claimed once per (connection, account, UTC day).
+ * CRM write-back (docs/product-rules.md#crm-write-back, `crm-connect` in docs/operations.md#admin-cli): one connection
+ * per workspace and provider, one sync per (connection, event) with per-record progress, and the daily rollup
+ * engagements, each claimed once per (connection, account, UTC day).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("crm_connections", (t) => {
@@ -105,7 +105,7 @@ export async function up(knex: Knex): Promise<void> {
     t.integer("events_count").notNullable();
     t.text("error").nullable();
     t.timestamp("done_at", { useTz: true }).nullable();
-    // "One per account per day, even when the job runs twice" (issue 4).
+    // "One per account per day, even when the job runs twice" (docs/product-rules.md#daily-rollup).
     t.unique(["connection_id", "account_id", "day"]);
   });
   await knex.raw(

@@ -48,7 +48,7 @@ function compileTypeSpec(): Json {
 /**
  * Fixes what the TypeSpec 1.11 emitter gets wrong for OpenAPI 3.0 consumers:
  * - Scalar query parameters are emitted with `explode: false`, which makes openapi-backend split `limit=5` into an
- *   array (STACK-NOTES.md). Only array parameters keep an explicit style.
+ *   array (docs/stack-notes.md#typespec-output). Only array parameters keep an explicit style.
  * - `@useAuth(NoAuth)` emits `security: [{}]` ("auth optional"); public operations really take no auth: `[]`.
  * - A nullable property that references a named schema is emitted as `{allOf: [{$ref}], nullable: true}`; under
  *   JSON Schema, `null` fails the `allOf` branch, so validators reject a valid `null`. Such references to enums and

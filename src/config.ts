@@ -1,6 +1,7 @@
 /**
- * The only reader of `process.env` (DESIGN.md §2). Everything else receives this frozen, typed object.
- * Bad values fail fast at start-up with a message naming the variable, instead of surfacing later as odd behaviour.
+ * The only reader of `process.env` (docs/operations.md#environment-variables). Everything else receives this frozen,
+ * typed object. Bad values fail fast at start-up with a message naming the variable, instead of surfacing later as odd
+ * behaviour.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";

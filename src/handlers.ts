@@ -1,6 +1,7 @@
 /**
- * The handler registry: every area's handler map merged into one, keyed by operationId (DESIGN.md §1).
- * A test asserts handlers ∪ pending = the operations of generated/openapi.json and handlers ∩ pending = ∅.
+ * The handler registry: every area's handler map merged into one, keyed by operationId
+ * (docs/architecture.md#contract-first-flow). A test asserts handlers ∪ pending = the operations of
+ * generated/openapi.json and handlers ∩ pending = ∅.
  */
 import { adminHandlers } from "./admin/handlers.js";
 import { alertRuleHandlers } from "./alert-rules/handlers.js";

@@ -1,7 +1,7 @@
 /**
- * Operations whose area is built by a later issue. They are in the contract already and answer
- * `501 {"detail": "<operationId> is not available yet"}`. This list must only shrink: a test asserts that handlers
- * and pending together cover every operation of generated/openapi.json, with no overlap.
+ * Operations whose area is not built yet (their rules: docs/product-rules.md). They are in the contract already and
+ * answer `501 {"detail": "<operationId> is not available yet"}`. This list must only shrink: a test asserts that
+ * handlers and pending together cover every operation of generated/openapi.json, with no overlap.
  */
 import type { OperationId } from "./http/handler.js";
 

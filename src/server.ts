@@ -1,6 +1,6 @@
 /**
  * Starts the process's roles over one database: `api` serves HTTP, `worker` runs pg-boss handlers and schedules,
- * `all` does both (DESIGN.md §1). Returns a handle whose `stop()` shuts down gracefully.
+ * `all` does both (docs/architecture.md#roles). Returns a handle whose `stop()` shuts down gracefully.
  */
 import type { Server } from "node:http";
 import pino, { type Logger } from "pino";

@@ -1,15 +1,17 @@
-import { ok, type AreaHandlers, type RequestContext } from "../http/handler.js";
+import { type AreaHandlers, type AppServices } from "../http/handler.js";
 import { AdminService } from "./service.js";
 
 // Platform admins only: enforced for every /admin/* operation in src/http/access.ts.
-const service = (ctx: RequestContext) => new AdminService(ctx.services.knex, ctx.services.config.schedulerTickSeconds);
+const service = ({ services }: { services: AppServices }) =>
+  new AdminService(services.knex, services.config.schedulerTickSeconds);
 
 export const adminHandlers: AreaHandlers = {
-  listJobs: async (ctx) => ok(await service(ctx).jobs(ctx.query.limit ?? 50)),
+  listJobs: async (ctx) => ctx.reply.ok(await service(ctx).jobs(ctx.query.limit ?? 50)),
 
-  listFailedSources: async (ctx) => ok(await service(ctx).failedSources(ctx.query.limit ?? 50, ctx.query.offset ?? 0)),
+  listFailedSources: async (ctx) =>
+    ctx.reply.ok(await service(ctx).failedSources(ctx.query.limit ?? 50, ctx.query.offset ?? 0)),
 
-  getSourceHealth: async (ctx) => ok(await service(ctx).sourceHealth()),
+  getSourceHealth: async (ctx) => ctx.reply.ok(await service(ctx).sourceHealth()),
 
-  getSchedulerStatus: async (ctx) => ok(await service(ctx).scheduler()),
+  getSchedulerStatus: async (ctx) => ctx.reply.ok(await service(ctx).scheduler()),
 };

@@ -1,8 +1,9 @@
 /**
- * Operations views for platform admins (DESIGN.md §7: across all workspaces): background jobs, failing sources,
- * source health and the scheduler's heartbeat.
+ * Operations views for platform admins (docs/product-rules.md#admin-views: across all workspaces): background jobs,
+ * failing sources, source health and the scheduler's heartbeat.
  */
 import type { Knex } from "knex";
+import type { Schemas } from "../http/schemas.js";
 import { isoTimestamp } from "../db/sql.js";
 
 /** A tick older than this many tick intervals means the scheduler is unhealthy. */
@@ -18,7 +19,7 @@ export class AdminService {
    * The newest jobs of every queue, from pg-boss's live table and its archive. `attempts` counts starts: pg-boss's
    * `retry_count` is raised at each restart, so a started job has made retry_count + 1 attempts.
    */
-  async jobs(limit: number): Promise<unknown[]> {
+  async jobs(limit: number): Promise<Schemas["AdminJob"][]> {
     const row = (table: string) => `
       SELECT id, name, data, state, retry_count, started_on, created_on, completed_on, output FROM pgboss.${table}
       WHERE name <> '__pgboss__send-it'`;
@@ -39,7 +40,7 @@ export class AdminService {
        ORDER BY j.created_on DESC, j.id DESC LIMIT ?`,
       [limit],
     );
-    return rows.map((r: { job: unknown }) => r.job);
+    return rows.map((r: { job: Schemas["AdminJob"] }) => r.job);
   }
 
   async failedSources(limit: number, offset: number) {

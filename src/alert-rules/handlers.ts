@@ -1,24 +1,24 @@
-import { callerOf, created, noContent, ok, type AreaHandlers } from "../http/handler.js";
+import { callerOf, type AreaHandlers } from "../http/handler.js";
 import { AlertRuleService } from "./service.js";
 
 export const alertRuleHandlers: AreaHandlers = {
   listAlertRules: async (ctx) => {
     const rules = await new AlertRuleService(ctx.services.knex, callerOf(ctx)).list();
-    return ok(rules.map((rule) => rule.toResponse()));
+    return ctx.reply.ok(rules.map((rule) => rule.toResponse()));
   },
 
   createAlertRule: async (ctx) => {
     const rule = await new AlertRuleService(ctx.services.knex, callerOf(ctx)).create(ctx.body);
-    return created(rule.toResponse());
+    return ctx.reply.created(rule.toResponse());
   },
 
   updateAlertRule: async (ctx) => {
     const rule = await new AlertRuleService(ctx.services.knex, callerOf(ctx)).update(ctx.path.rule_id, ctx.body);
-    return ok(rule.toResponse());
+    return ctx.reply.ok(rule.toResponse());
   },
 
   deleteAlertRule: async (ctx) => {
     await new AlertRuleService(ctx.services.knex, callerOf(ctx)).delete(ctx.path.rule_id);
-    return noContent();
+    return ctx.reply.noContent();
   },
 };

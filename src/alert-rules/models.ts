@@ -27,7 +27,7 @@ export class AlertRule extends BaseModel {
   }
 
   static modifiers = {
-    /** Tenant scope (STYLE.md habit 4): every query for a client names its workspace. */
+    /** Tenant scope (docs/architecture.md#tenancy-in-the-query): every query for a client names its workspace. */
     forWorkspace(query: QueryBuilder<AlertRule>, workspaceId: string) {
       query.where("alert_rules.workspace_id", workspaceId);
     },

@@ -1,10 +1,10 @@
 /**
- * The generated name of an alert rule (DESIGN.md §7: "High+ pricing changes — Acme", "All changes — every
- * competitor"). Grammar: `<severity part> <type part> — <competitor part>`, where
+ * The generated name of an alert rule (docs/product-rules.md#alert-rules: "High+ pricing changes — Acme", "All changes
+ * — every competitor"). Grammar: `<severity part> <type part> — <competitor part>`, where
  * - severity part: `low` → "All" (every severity matches), `medium` → "Medium+", `high` → "High+", `critical` →
  *   "Critical" (nothing ranks above it, so no "+");
  * - type part: "changes" when every type matches (`null`, or all four listed), else the types in the canonical order
- *   of DESIGN.md §3 joined as English lists: "pricing changes", "pricing and hiring changes",
+ *   of docs/product-rules.md#enumerations joined as English lists: "pricing changes", "pricing and hiring changes",
  *   "pricing, product and hiring changes";
  * - competitor part: the competitor's name, or "every competitor".
  */
@@ -23,7 +23,10 @@ const SEVERITY_PART: Readonly<Record<Severity, string>> = {
   critical: "Critical",
 };
 
-/** DESIGN.md §3 order, so a rule's name does not depend on the order its types were sent in. */
+/**
+ * The order of docs/product-rules.md#enumerations, so a rule's name does not depend on the order its types were sent
+ * in.
+ */
 const TYPE_WORDS: ReadonlyArray<readonly [EventType, string]> = [
   ["pricing_change", "pricing"],
   ["product_change", "product"],

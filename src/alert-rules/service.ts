@@ -1,5 +1,5 @@
 /**
- * Alert rules (DESIGN.md §7 "Alert rules", spec/alert-rules.tsp). Tenancy lives in every query (`forWorkspace`);
+ * Alert rules (docs/product-rules.md#alert-rules, spec/alert-rules.tsp). Tenancy lives in every query (`forWorkspace`);
  * another workspace's rule, or a competitor of another workspace, is a 404. Plan flags are read from the workspace
  * row rather than the caller (which is cached for AUTH_CACHE_MS), so a plan change applies at once.
  */
@@ -30,7 +30,10 @@ interface RuleSettings {
   severity_threshold: Schemas["Severity"];
 }
 
-/** The rule every workspace starts with (DESIGN.md §7: `is_default`, daily, severity medium, email). */
+/**
+ * The rule every workspace starts with (docs/product-rules.md#alert-rules: `is_default`, daily, severity medium,
+ * email).
+ */
 const DEFAULT_RULE_SETTINGS: RuleSettings = {
   competitor_id: null,
   confidence_threshold: 0.5,
@@ -115,7 +118,7 @@ export class AlertRuleService {
 
   /**
    * PATCH semantics of `AlertRuleUpdate`: absent = unchanged; `null` on `competitor_id` / `event_types` = every
-   * competitor / type (DESIGN.md §7). The plan check and the name apply to the resulting rule.
+   * competitor / type (docs/product-rules.md#patch-semantics). The plan check and the name apply to the resulting rule.
    */
   async update(id: string, input: AlertRuleUpdate): Promise<AlertRule> {
     return this.knex.transaction(async (trx) => {
@@ -124,7 +127,7 @@ export class AlertRuleService {
       if (!rule) throw notFound("Alert rule");
       const settings: RuleSettings = {
         competitor_id: input.competitor_id === undefined ? rule.competitor_id : input.competitor_id,
-        // Non-nullable fields: `null` leaves them unchanged (DESIGN.md §7 "Updates").
+        // Non-nullable fields: `null` leaves them unchanged (docs/product-rules.md#patch-semantics).
         confidence_threshold: input.confidence_threshold ?? rule.confidence_threshold,
         delivery_channels_json: input.delivery_channels ? unique(input.delivery_channels) : rule.delivery_channels_json,
         event_types_json:
@@ -166,7 +169,10 @@ export class AlertRuleService {
   }
 }
 
-/** 403 when the resulting rule needs a plan flag the workspace lacks (DESIGN.md §3: `slack`, `realtime`). */
+/**
+ * 403 when the resulting rule needs a plan flag the workspace lacks (docs/product-rules.md#plans-and-limits: `slack`,
+ * `realtime`).
+ */
 function assertPlanAllows(settings: RuleSettings, workspace: WorkspaceRow) {
   const limits = limitsOf(workspace.plan);
   const label = PLANS[workspace.plan].label;

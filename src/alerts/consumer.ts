@@ -1,6 +1,6 @@
 /**
- * Immediate alerts (DESIGN.md §7 "Alert rules": "`immediate` sends each matching event at once"), run for every
- * `event-created` job (src/delivery/consumers.ts).
+ * Immediate alerts (docs/product-rules.md#immediate-alerts: `immediate` sends each matching event at once), run for
+ * every `event-created` job (src/delivery/consumers.ts).
  *
  * Idempotent by construction: every recipient of an event gets one `alert_deliveries` row (unique per event, channel
  * and recipient), inserted with ON CONFLICT DO NOTHING in the same transaction as the email jobs and the Slack job,
@@ -9,57 +9,29 @@
  */
 import type { Knex } from "knex";
 import { AlertRule } from "../alert-rules/models.js";
-import { eventSourceUrl } from "../db/sql.js";
-import type { DeliveryDeps, EventConsumer } from "../delivery/consumers.js";
+import type { DeliveryDeps, EventChannel, EventToDeliver } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { enqueueEmail } from "../lib/email.js";
 import { isSuppressed, normalizeEmail } from "../suppressions/service.js";
-import { limitsOf, type PlanName } from "../workspaces/plans.js";
+import { limitsOf } from "../workspaces/plans.js";
 import { channelsFor, ruleMatches } from "./match.js";
-import { alertEmail, type AlertEvent } from "./messages.js";
+import { alertEmail } from "./messages.js";
 
 /** The Slack row's recipient: a workspace has one incoming webhook, so one message per event. */
 export const SLACK_RECIPIENT = "slack";
 
 export type DeliveryStatus = "queued" | "sent" | "suppressed" | "failed";
 
-/** An event as its alerts need it, with its workspace's plan and Slack webhook. */
-export interface LoadedAlertEvent extends AlertEvent {
-  workspace_id: string;
-  competitor_id: string;
-  workspace_name: string;
-  plan: PlanName;
-  slack_webhook_url: string | null;
-}
+/** Immediate alerts need the plan's `realtime` flag, even for a workspace that kept immediate rules after a downgrade. */
+export const immediateAlertChannel: EventChannel = {
+  name: "immediate alerts",
+  requires: "realtime",
+  wants: (setup) => setup.immediateRules,
+  consume: (deps, event) => sendImmediateAlerts(deps, event),
+};
 
-/**
- * The event with its competitor's name, its workspace, and the page it was seen on: the source's URL, or (once the
- * source is deleted: events outlive it) the first evidence's.
- */
-export async function loadAlertEvent(knex: Knex | Knex.Transaction, eventId: string): Promise<LoadedAlertEvent | null> {
-  const { rows } = await knex.raw(
-    `SELECT e.id, e.workspace_id, e.competitor_id, e.event_type, e.severity, e.title, e.summary, e.impact_summary,
-            e.confidence_score, e.confidence_reasoning, c.name AS competitor_name,
-            ${eventSourceUrl("s", { orCompetitorSite: false })} AS source_url,
-            w.name AS workspace_name, w.plan, w.slack_webhook_url
-       FROM events e
-       JOIN competitors c ON c.id = e.competitor_id
-       JOIN workspaces w ON w.id = e.workspace_id
-       LEFT JOIN sources s ON s.id = e.source_id AND s.workspace_id = e.workspace_id
-      WHERE e.id = ?`,
-    [eventId],
-  );
-  return (rows[0] as LoadedAlertEvent | undefined) ?? null;
-}
-
-export const sendImmediateAlerts: EventConsumer = async (deps, eventId) => {
-  const event = await loadAlertEvent(deps.knex, eventId);
-  // Deleted since (its competitor or workspace went): nothing to announce.
-  if (!event) return;
+async function sendImmediateAlerts(deps: DeliveryDeps, event: EventToDeliver): Promise<void> {
   const limits = limitsOf(event.plan);
-  // Checked before reading the rules: a plan without `realtime` sends no immediate alert even if it kept old rules.
-  if (!limits.realtime) return;
-
   const rules = await AlertRule.query(deps.knex)
     .modify("forWorkspace", event.workspace_id)
     .where({ frequency: "immediate", is_active: true })
@@ -82,13 +54,13 @@ export const sendImmediateAlerts: EventConsumer = async (deps, eventId) => {
     return { emails, slack };
   });
   deps.log.info({ event: event.id, ...queued }, "immediate alerts queued");
-};
+}
 
 /** One row and one email per member (suppressed members get a `suppressed` row and no email). */
 async function queueEmails(
   deps: DeliveryDeps,
   trx: Knex.Transaction,
-  event: LoadedAlertEvent,
+  event: EventToDeliver,
   ruleNames: string[],
 ): Promise<number> {
   const members: { email: string }[] = await trx("memberships as m")
@@ -127,8 +99,8 @@ async function queueSlack(deps: DeliveryDeps, trx: Knex.Transaction, eventId: st
     .ignore()
     .returning("id");
   if (!row) return false;
-  // The Slack incoming webhook is an outbound webhook: its retries start at WEBHOOK_RETRY_BASE_SECONDS (DESIGN.md §2)
-  // and back off exponentially (the queue's policy).
+  // The Slack incoming webhook is an outbound webhook: its retries start at WEBHOOK_RETRY_BASE_SECONDS
+  // (docs/product-rules.md#slack-channel) and back off exponentially (the queue's policy).
   await deps.jobs.send(
     QUEUES.alertSlack.name,
     { delivery_id: row.id },

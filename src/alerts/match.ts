@@ -1,6 +1,7 @@
 /**
- * Which `immediate` alert rules an event satisfies, and which channels it is sent on (DESIGN.md §7 "Alert rules",
- * §3 plan flags). Pure: the consumer loads the rows, these functions decide.
+ * Which `immediate` alert rules an event satisfies, and which channels it is sent on
+ * (docs/product-rules.md#immediate-alerts, and the plan flags of docs/product-rules.md#plans-and-limits). Pure: the
+ * consumer loads the rows, these functions decide.
  */
 import type { components } from "../../generated/api-types.js";
 import { severityAtLeast } from "../lib/severity.js";
@@ -31,7 +32,7 @@ export { severityAtLeast };
 
 /**
  * `competitor_id` null = every competitor, `event_types` null = every type; thresholds are inclusive
- * (DESIGN.md §7 "Validation": severity ≥ threshold and confidence ≥ threshold).
+ * (docs/product-rules.md#validation: severity ≥ threshold and confidence ≥ threshold).
  */
 export function ruleMatches(rule: MatchableRule, event: MatchableEvent): boolean {
   return (
@@ -45,7 +46,7 @@ export function ruleMatches(rule: MatchableRule, event: MatchableEvent): boolean
 /**
  * The channels an event goes out on: the union over the matching rules, so several matching rules still send one
  * email per member and one Slack message. Immediate alerts need the plan's `realtime`, the Slack channel also `slack`
- * and a connected webhook (DESIGN.md §3: "`slack` channel … and `immediate` alerts need their flags").
+ * and a connected webhook (docs/product-rules.md#immediate-alerts).
  */
 export function channelsFor(
   matching: readonly MatchableRule[],

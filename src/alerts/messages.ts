@@ -1,6 +1,6 @@
 /**
- * What an immediate alert says, by email and on Slack (DESIGN.md §7 "Alert rules"). Pure: the same event always
- * renders the same message, so tests assert exact output.
+ * What an immediate alert says, by email and on Slack (docs/product-rules.md#immediate-alerts). Pure: the same event
+ * always renders the same message, so tests assert exact output.
  */
 import type { EmailMessage } from "../lib/email.js";
 import { escapeHtml } from "../lib/html.js";
@@ -35,7 +35,10 @@ const EVENT_TYPE_LABEL: Readonly<Record<string, string>> = {
   narrative_change: "Narrative change",
 };
 
-/** `${PUBLIC_BASE_URL}/events/<id>` (DESIGN.md §2: PUBLIC_BASE_URL is the base of links in emails). */
+/**
+ * `${PUBLIC_BASE_URL}/events/<id>` (docs/operations.md#environment-variables: PUBLIC_BASE_URL is the base of links in
+ * emails).
+ */
 export function eventLink(publicBaseUrl: string, eventId: string): string {
   return `${publicBaseUrl.replace(/\/+$/, "")}/events/${eventId}`;
 }

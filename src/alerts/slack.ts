@@ -1,18 +1,18 @@
 /**
- * The `slack` delivery channel (DESIGN.md §3, §7): a workspace connects one Slack incoming webhook
- * (`npm run admin -- slack-connect`, DESIGN.md §2), and each event an immediate rule sends to Slack becomes one
- * `alert-slack` job that POSTs Slack's incoming-webhook JSON (`{text, blocks}`) to it through the one outbound client
- * (SSRF guard, timeouts).
+ * The `slack` delivery channel (docs/product-rules.md#slack-channel): a workspace connects one Slack incoming webhook
+ * (`npm run admin -- slack-connect`, docs/operations.md#admin-cli), and each event an immediate rule sends to Slack
+ * becomes one `alert-slack` job that POSTs Slack's incoming-webhook JSON (`{text, blocks}`) to it through the one
+ * outbound client (SSRF guard, timeouts).
  */
 import { lookup as dnsLookup } from "node:dns/promises";
 import type { Knex } from "knex";
 import type PgBoss from "pg-boss";
-import type { DeliveryDeps } from "../delivery/consumers.js";
+import { loadEventToDeliver } from "../delivery/event.js";
+import type { DeliveryDeps } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { FetchError } from "../lib/http-client.js";
 import { assertLiteralAllowed, resolveChecked, type GuardPolicy, type Resolver } from "../lib/ssrf-guard.js";
 import { PLANS, PLAN_NAMES, limitsOf, type PlanName } from "../workspaces/plans.js";
-import { loadAlertEvent } from "./consumer.js";
 import { slackMessage } from "./messages.js";
 
 export interface SlackAlertJobData {
@@ -67,7 +67,8 @@ export async function validateSlackWebhookUrl(
 
 /**
  * `slack-connect`: stores the workspace's incoming-webhook URL. Refused when the plan has no `slack` flag
- * (DESIGN.md §3: the `slack` channel needs it), so a connection never exists that could not be used.
+ * (docs/product-rules.md#plans-and-limits: the `slack` channel needs it), so a connection never exists that could not
+ * be used.
  */
 export async function connectSlack(
   knex: Knex,
@@ -106,7 +107,7 @@ export async function deliverSlackAlert(deps: DeliveryDeps, job: PgBoss.Job<Slac
     .first("id", "event_id", "status");
   // Already settled by an earlier run of this job (pg-boss delivers at least once).
   if (!delivery || delivery.status !== "queued") return;
-  const event = await loadAlertEvent(deps.knex, delivery.event_id);
+  const event = await loadEventToDeliver(deps.knex, delivery.event_id);
   if (!event) return;
   if (!event.slack_webhook_url) {
     await settle(deps.knex, delivery.id, "failed", "no Slack webhook is connected to the workspace");

@@ -1,27 +1,27 @@
-import { callerOf, created, ok, type AreaHandlers } from "../http/handler.js";
+import { callerOf, type AreaHandlers } from "../http/handler.js";
 import { notFound } from "../http/errors.js";
 import { User } from "./models.js";
 import { AuthService } from "./service.js";
 
 export const authHandlers: AreaHandlers = {
-  signUp: async (ctx) => created(await new AuthService(ctx.services).signUp(ctx.body)),
+  signUp: async (ctx) => ctx.reply.created(await new AuthService(ctx.services).signUp(ctx.body)),
 
-  logIn: async (ctx) => ok(await new AuthService(ctx.services).logIn(ctx.body, ctx.ip)),
+  logIn: async (ctx) => ctx.reply.ok(await new AuthService(ctx.services).logIn(ctx.body, ctx.ip)),
 
   getCurrentUser: async (ctx) => {
     const caller = callerOf(ctx);
     const user = await User.query(ctx.services.knex).findById(caller.userId);
     if (!user) throw notFound("User");
-    return ok({ user: user.toUserResponse(), workspace_id: caller.workspaceId });
+    return ctx.reply.ok({ user: user.toUserResponse(), workspace_id: caller.workspaceId });
   },
 
   requestPasswordReset: async (ctx) => {
     await new AuthService(ctx.services).requestPasswordReset(ctx.body.email);
-    return ok({ detail: "If that address has an account, a reset link has been sent." });
+    return ctx.reply.ok({ detail: "If that address has an account, a reset link has been sent." });
   },
 
   resetPassword: async (ctx) => {
     await new AuthService(ctx.services).resetPassword(ctx.body.token, ctx.body.password);
-    return ok({ detail: "Password has been reset." });
+    return ctx.reply.ok({ detail: "Password has been reset." });
   },
 };

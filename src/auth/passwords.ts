@@ -13,7 +13,8 @@ function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise
   );
 }
 
-// scrypt needs 128·N·r bytes; Node's default maxmem (32 MiB) is below OWASP's cost (STACK-NOTES.md).
+// scrypt needs 128·N·r bytes; Node's default maxmem (32 MiB) is below OWASP's cost
+// (docs/stack-notes.md#tokens-and-passwords).
 const maxmemFor = (N: number, r: number) => 256 * N * r;
 
 export async function hashPassword(password: string, cost = DEFAULT_COST): Promise<string> {

@@ -1,11 +1,13 @@
 /**
- * Sign-up, login and password reset (DESIGN.md §4). Rules live here; handlers only translate HTTP.
+ * Sign-up, login and password reset (docs/product-rules.md#errors-and-auth). Rules live here; handlers only translate
+ * HTTP.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 import { createDefaultAlertRule } from "../alert-rules/service.js";
 import { conflict, invalid, tooManyRequests, unauthorized } from "../http/errors.js";
 import type { AppServices } from "../http/handler.js";
+import type { Schemas } from "../http/schemas.js";
 import { enqueueEmail } from "../lib/email.js";
 import { escapeHtml } from "../lib/html.js";
 import { RateLimiter } from "../lib/rate-limit.js";
@@ -20,10 +22,7 @@ const RESET_WINDOW_SECONDS = 3600;
 const RESET_TOKEN_TTL_SECONDS = 3600;
 const INVITATION_TTL_SECONDS = 7 * 86400;
 
-export interface TokenResponse {
-  access_token: string;
-  token_type: "bearer";
-}
+type TokenResponse = Schemas["TokenResponse"];
 
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
@@ -38,12 +37,7 @@ export class AuthService {
     this.limiter = new RateLimiter(services.knex);
   }
 
-  async signUp(input: {
-    email: string;
-    name: string;
-    password: string;
-    digest_timezone?: string | null;
-  }): Promise<TokenResponse> {
+  async signUp(input: Schemas["SignupRequest"]): Promise<TokenResponse> {
     const email = normalizeEmail(input.email);
     const timezone = input.digest_timezone ?? "UTC";
     if (!isIanaTimezone(timezone)) throw invalid(["body", "digest_timezone"], `Unknown IANA time zone '${timezone}'`);
@@ -59,7 +53,7 @@ export class AuthService {
     return this.tokenFor(userId, workspaceId);
   }
 
-  async logIn(input: { email: string; password: string }, ip: string): Promise<TokenResponse> {
+  async logIn(input: Schemas["LoginRequest"], ip: string): Promise<TokenResponse> {
     const email = normalizeEmail(input.email);
     const emailRule = {
       key: `login:email:${email}`,
@@ -179,7 +173,7 @@ export class AuthService {
 
 /**
  * Creates a workspace on the `free` plan owned by the user (sign-up, and the admin CLI for new users), with the
- * default alert rule every workspace starts with (DESIGN.md §7).
+ * default alert rule every workspace starts with (docs/product-rules.md#alert-rules).
  */
 export async function createWorkspaceFor(trx: Knex.Transaction, userId: string, ownerName: string): Promise<string> {
   const [workspace] = await trx("workspaces")

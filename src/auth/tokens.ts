@@ -1,6 +1,6 @@
 /**
  * Access tokens: HS256 JWTs via jose with `sub` (user id), `wid` (workspace id), `iss`, `aud`, `iat`, `exp`
- * (DESIGN.md §4). The algorithm is pinned and `exp` required on verify.
+ * (docs/product-rules.md#tokens-and-passwords). The algorithm is pinned and `exp` required on verify.
  */
 import { createSecretKey, type KeyObject } from "node:crypto";
 import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
@@ -14,7 +14,8 @@ export interface TokenClaims {
 }
 
 export class TokenService {
-  // A KeyObject built once: jose would otherwise import the raw secret on every call (STACK-NOTES: 11k/s vs 6.5k/s).
+  // A KeyObject built once: jose would otherwise import the raw secret on every call
+  // (docs/stack-notes.md#tokens-and-passwords: 11k/s vs 6.5k/s).
   private readonly key: KeyObject;
   // Verified tokens, so a client reusing its token pays for HMAC verification once, not per request.
   private readonly verified = new Map<string, TokenClaims>();

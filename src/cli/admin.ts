@@ -1,5 +1,5 @@
 /**
- * Operator commands for the manual onboarding the spec describes (DESIGN.md §2): `npm run admin -- <command> …`.
+ * Operator commands for the manual onboarding (docs/operations.md#admin-cli): `npm run admin -- <command> …`.
  * Each prints JSON on success and exits non-zero with a one-line error on bad input.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";

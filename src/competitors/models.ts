@@ -1,5 +1,6 @@
 import type { QueryBuilder } from "objection";
 import { BaseModel } from "../db/base-model.js";
+import type { Schemas, SourceType, Wire } from "../http/schemas.js";
 
 export class Competitor extends BaseModel {
   static tableName = "competitors";
@@ -19,7 +20,7 @@ export class Competitor extends BaseModel {
   }
 
   static modifiers = {
-    /** Tenant scope (STYLE.md habit 4): every query for a client names its workspace. */
+    /** Tenant scope (docs/architecture.md#tenancy-in-the-query): every query for a client names its workspace. */
     forWorkspace(query: QueryBuilder<Competitor>, workspaceId: string) {
       query.where("competitors.workspace_id", workspaceId);
     },
@@ -34,7 +35,7 @@ export class Source extends BaseModel {
   workspace_id!: string;
   url!: string;
   normalized_url!: string;
-  source_type!: string;
+  source_type!: SourceType;
   fetch_method!: "http" | "rss";
   fetch_frequency_minutes!: number;
   is_active!: boolean;
@@ -51,9 +52,26 @@ export class Source extends BaseModel {
     },
   };
 
-  /** The contract's Source shape (`workspace_id` is internal). */
-  toResponse() {
-    const { workspace_id: _internal, ...rest } = this.toJSON() as Record<string, unknown>;
-    return rest;
+  /**
+   * The contract's Source shape, field by field: the row also holds internal columns (`workspace_id`, `etag`,
+   * `fetch_job_id`, `consecutive_failures`, …) that a response must never carry.
+   */
+  toResponse(): Wire<Schemas["Source"]> {
+    return {
+      id: this.id,
+      competitor_id: this.competitor_id,
+      url: this.url,
+      normalized_url: this.normalized_url,
+      source_type: this.source_type,
+      fetch_method: this.fetch_method,
+      fetch_frequency_minutes: this.fetch_frequency_minutes,
+      is_active: this.is_active,
+      error_message: this.error_message,
+      last_error_at: this.last_error_at,
+      last_fetched_at: this.last_fetched_at,
+      last_success_at: this.last_success_at,
+      created_at: this.created_at,
+      updated_at: this.updated_at,
+    };
   }
 }

@@ -57,7 +57,10 @@ export class CompetitorService {
     });
   }
 
-  /** PATCH semantics (DESIGN.md §7): absent = unchanged; `null` clears aliases/description, leaves name/domain. */
+  /**
+   * PATCH semantics (docs/product-rules.md#patch-semantics): absent = unchanged; `null` clears aliases/description,
+   * leaves name/domain.
+   */
   async update(id: string, input: CompetitorUpdate): Promise<Competitor> {
     const competitor = await this.get(id);
     const patch: Partial<Competitor> = {};

@@ -33,7 +33,9 @@ export interface CrmEndpoint {
   token: string;
 }
 
-/** Upper bounds of one event's fan-out (DESIGN.md §7 "Bounded lists"): accounts of a mapping, deals of an event. */
+/**
+ * Upper bounds of one event's fan-out (docs/product-rules.md#bounded-lists): accounts of a mapping, deals of an event.
+ */
 export const MAX_ACCOUNTS = 2000;
 export const MAX_DEALS = 2000;
 /** Vendor APIs answer in well under this; a stuck call must not hold a worker for the client's 60 s deadline. */

@@ -1,7 +1,8 @@
 /**
- * CRM connections, made by the vendor's manual onboarding (interface spec: "Setup is manual"; DESIGN.md §2
- * `crm-connect`): one per workspace and provider. Re-running crm-connect updates the connection and re-activates it
- * after a 401 marked it errored; `crm-status` shows admins each connection's state (never its token).
+ * CRM connections, made by the vendor's manual onboarding (docs/product-rules.md#connections-and-mapping;
+ * docs/operations.md#admin-cli `crm-connect`): one per workspace and provider. Re-running crm-connect updates the
+ * connection and re-activates it after a 401 marked it errored; `crm-status` shows admins each connection's state
+ * (never its token).
  */
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
@@ -126,7 +127,8 @@ export async function connectCrm(deps: ConnectDeps, input: ConnectInput): Promis
 
   const workspace = await deps.knex("workspaces").where({ id: input.workspaceId }).first<{ plan: PlanName }>("plan");
   if (!workspace) throw new CrmConnectError(`no workspace ${input.workspaceId}`);
-  // DESIGN.md §3/§7: CRM write-back is machine integration, which `api_access` (Growth and above) gates.
+  // docs/product-rules.md#access-and-roles: CRM write-back is machine integration, which `api_access` (Growth and
+  // above) gates.
   if (!limitsOf(workspace.plan).api_access) {
     const plans = PLAN_NAMES.filter((plan) => PLANS[plan].limits.api_access).join(" or ");
     throw new CrmConnectError(
@@ -257,7 +259,8 @@ export function parseFieldNames(provider: Provider, raw: string): FieldNames {
     if (typeof name !== "string" || !IDENTIFIER.test(name)) {
       throw new CrmConnectError(`--fields ${role} must be a field name (letters, digits, underscores)`);
     }
-    // Issue 4: stage, owner, amount and close date are never written, whatever the configuration says.
+    // docs/product-rules.md#read-only-allowlist: stage, owner, amount and close date are never written, whatever the
+    // configuration says.
     if (isProtectedProperty(name))
       throw new CrmConnectError(`--fields ${role} must not be ${name}: it is never written`);
     if (provider === "salesforce" && !name.endsWith("__c")) {

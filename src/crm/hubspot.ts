@@ -1,6 +1,6 @@
 /**
- * CRM B: the HubSpot CRM v3 API (interface spec "CRM write-back shapes"; DESIGN.md §7 "CRM"). Deals of a company are
- * found with `POST /crm/v3/objects/deals/search` (filter `associations.company` EQ id, and open ones only:
+ * CRM B: the HubSpot CRM v3 API (docs/product-rules.md#write-shapes, docs/product-rules.md#finding-records). Deals of a
+ * company are found with `POST /crm/v3/objects/deals/search` (filter `associations.company` EQ id, and open ones only:
  * `hs_is_closed` EQ false); a filter is a `filterGroups` search on companies; a saved view is a list's memberships.
  * Searches and list memberships page with `after`. Writes: PATCH of the deal (200), POST of a note (201) associated to
  * the deal (type 214) or, for the daily rollup, to the company (type 190), both `CRM_DEFINED`.

@@ -1,9 +1,10 @@
 /**
- * The competitor-to-account mapping of a CRM connection (DESIGN.md §2 `crm-connect --mapping`):
- * `{competitor_id: {"account_ids":[…]} | {"filter":{…}} | {"view_id":"…"}}` — a list of account ids, a filter on
- * accounts (Salesforce SOQL WHERE on Account, HubSpot `filterGroups` on companies), or a saved view (Salesforce list
- * view, HubSpot list). Everything here ends up in a URL, a SOQL statement or a search body, so it is validated
- * strictly: ids have the vendor's id shape, field names are identifiers, values are scalars.
+ * The competitor-to-account mapping of a CRM connection (`crm-connect --mapping`,
+ * docs/product-rules.md#connections-and-mapping): `{competitor_id: {"account_ids":[…]} | {"filter":{…}} |
+ * {"view_id":"…"}}` — a list of account ids, a filter on accounts (Salesforce SOQL WHERE on Account, HubSpot
+ * `filterGroups` on companies), or a saved view (Salesforce list view, HubSpot list). Everything here ends up in a URL,
+ * a SOQL statement or a search body, so it is validated strictly: ids have the vendor's id shape, field names are
+ * identifiers, values are scalars.
  */
 import { isProtectedProperty, type Provider } from "./properties.js";
 
@@ -25,7 +26,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_ACCOUNT_IDS = 1000;
 const MAX_FILTER_FIELDS = 10;
 const MAX_FILTER_STRING = 255;
-/** No more than the largest plan's competitors (enterprise: 100, DESIGN.md §3). */
+/** No more than the largest plan's competitors (enterprise: 100, docs/product-rules.md#plans-and-limits). */
 const MAX_COMPETITORS = 100;
 
 export function isRecordId(provider: Provider, value: unknown): value is string {
@@ -90,7 +91,8 @@ function parseAccountMapping(provider: Provider, competitorId: string, value: un
   for (const [field, fieldValue] of Object.entries(filter)) {
     if (!IDENTIFIER.test(field))
       throw new MappingError(`${where}: filter field ${JSON.stringify(field)} is not a field name`);
-    // Not even read: the integration never touches stage, owner, amount or close date (issue 4).
+    // Not even read: the integration never touches stage, owner, amount or close date
+    // (docs/product-rules.md#read-only-allowlist).
     if (isProtectedProperty(field)) throw new MappingError(`${where}: filter field ${field} is not allowed`);
     if (typeof fieldValue === "string") {
       if (fieldValue.length > MAX_FILTER_STRING || hasControlCharacter(fieldValue)) {

@@ -1,10 +1,10 @@
 /**
- * The allowlist of CRM write-back (issue 4: "Read-only outside those fields and the note: the code sends only an
- * allowlist of properties"). This module owns every property name the integration may write, and `buildWriteBody` is
- * the one function that builds an outgoing write body (PATCH of the three fields, the note, the daily rollup): it
- * checks the body it built against the allowlist before handing it out, so no other code can put a property on the
- * wire. Reads (SOQL, searches, list views) write nothing and do not come through here; their inputs are validated by
- * src/crm/connections.ts (identifier-like names, never a protected one).
+ * The allowlist of CRM write-back (docs/product-rules.md#read-only-allowlist: read-only outside those fields and the
+ * note; the code sends only an allowlist of properties). This module owns every property name the integration may
+ * write, and `buildWriteBody` is the one function that builds an outgoing write body (PATCH of the three fields, the
+ * note, the daily rollup): it checks the body it built against the allowlist before handing it out, so no other code
+ * can put a property on the wire. Reads (SOQL, searches, list views) write nothing and do not come through here; their
+ * inputs are validated by src/crm/connections.ts (identifier-like names, never a protected one).
  */
 import type { Severity } from "../detection/types.js";
 import { escapeHtml } from "../lib/html.js";
@@ -12,7 +12,7 @@ import { escapeHtml } from "../lib/html.js";
 export type Provider = "salesforce" | "hubspot";
 export const PROVIDERS: readonly Provider[] = ["salesforce", "hubspot"];
 
-/** The three custom fields of the spec's table, by their role. */
+/** The three custom fields of docs/product-rules.md#write-shapes, by their role. */
 export interface FieldNames {
   last_move: string;
   last_move_date: string;
@@ -20,7 +20,7 @@ export interface FieldNames {
 }
 export const FIELD_ROLES = ["last_move", "last_move_date", "last_move_severity"] as const;
 
-/** Interface spec "CRM write-back shapes": the names used unless `crm-connect --fields` renames them. */
+/** docs/product-rules.md#write-shapes: the names used unless `crm-connect --fields` renames them. */
 export const DEFAULT_FIELD_NAMES: Readonly<Record<Provider, FieldNames>> = Object.freeze({
   salesforce: {
     last_move: "Competitor_Last_Move__c",
@@ -35,8 +35,8 @@ export const DEFAULT_FIELD_NAMES: Readonly<Record<Provider, FieldNames>> = Objec
 });
 
 /**
- * Stage, owner, amount and close date (issue 4 names them): never written, never read, whatever the configuration
- * says. Compared case-insensitively, so `amount` cannot slip through as `AMOUNT`.
+ * Stage, owner, amount and close date (docs/product-rules.md#read-only-allowlist): never written, never read, whatever
+ * the configuration says. Compared case-insensitively, so `amount` cannot slip through as `AMOUNT`.
  */
 export const PROTECTED_PROPERTIES: readonly string[] = [
   "StageName",
@@ -54,18 +54,26 @@ export function isProtectedProperty(name: string): boolean {
   return PROTECTED_PROPERTIES.some((protectedName) => protectedName.toLowerCase() === lower);
 }
 
-/** The fixed fields of the note and rollup objects (interface spec table; DESIGN.md §7 "CRM"). */
+/**
+ * The fixed fields of the note and rollup objects (docs/product-rules.md#write-shapes,
+ * docs/product-rules.md#daily-rollup).
+ */
 const SALESFORCE_NOTE_FIELDS = ["Title", "Content", "FirstPublishLocationId", "ShareType"] as const;
 const SALESFORCE_TASK_FIELDS = ["WhatId", "Subject", "Description", "Status", "ActivityDate"] as const;
 const HUBSPOT_NOTE_PROPERTIES = ["crm_timestamp", "crm_note_body"] as const;
-/** The association keys of a HubSpot note (spec: `associations: [{ to: { id }, types: [{…}] }]`). */
+/**
+ * The association keys of a HubSpot note, as docs/product-rules.md#write-shapes shows them:
+ * `associations: [{ to: { id }, types: [{…}] }]`.
+ */
 const HUBSPOT_ASSOCIATION_KEYS = new Set(["to", "id", "types", "associationCategory", "associationTypeId"]);
 
-/** Association type ids (interface spec: note → deal 214; DESIGN.md §7: note → company 190), both `CRM_DEFINED`. */
+/**
+ * Association type ids (note → deal 214, note → company 190: docs/product-rules.md#write-shapes), both `CRM_DEFINED`.
+ */
 export const NOTE_TO_DEAL_ASSOCIATION = 214;
 export const NOTE_TO_COMPANY_ASSOCIATION = 190;
 const ASSOCIATION_CATEGORY = "CRM_DEFINED";
-/** Salesforce ContentNote sharing: `V` (viewer), as the spec's table fixes it. */
+/** Salesforce ContentNote sharing: `V` (viewer), as docs/product-rules.md#write-shapes fixes it. */
 const SHARE_TYPE = "V";
 /** Salesforce text limits: ContentNote.Title and Task.Subject are 255 characters. */
 const TITLE_MAX = 255;
@@ -73,7 +81,10 @@ const TITLE_MAX = 255;
 /** A body the allowlist refused; a programming or configuration error, never sent. */
 export class ForbiddenPropertyError extends Error {}
 
-/** What the event gives a write: the spec's "event title", "severity", the date, and the note's text. */
+/**
+ * What the event gives a write (docs/product-rules.md#write-shapes): the "event title", "severity", the date, and the
+ * note's text.
+ */
 export interface WriteEvent {
   title: string;
   severity: Severity | string;
@@ -88,7 +99,7 @@ export type WriteRequest =
   /** The daily rollup engagement on an account/company. */
   | { kind: "rollup"; accountId: string; day: string; lines: string[] };
 
-/** `YYYY-MM-DD` of the UTC day (interface spec: date `YYYY-MM-DD`). */
+/** `YYYY-MM-DD` of the UTC day (docs/product-rules.md#write-shapes). */
 export function utcDate(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
@@ -119,7 +130,7 @@ function salesforceBody(request: WriteRequest): Record<string, unknown> {
       return {
         Title: truncate(request.title, TITLE_MAX),
         // ContentNote content is HTML-like: Salesforce refuses a note with unescaped `&`, `<`, `>` or quotes, so the
-        // text is escaped before it is base64-encoded (the spec: "base64 string of the note text").
+        // text is escaped before it is base64-encoded (docs/product-rules.md#write-shapes: base64 of the note text).
         Content: Buffer.from(escapeHtml(request.text), "utf8").toString("base64"),
         FirstPublishLocationId: request.recordId,
         ShareType: SHARE_TYPE,

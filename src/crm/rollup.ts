@@ -1,8 +1,8 @@
 /**
- * The daily rollup engagement (issue 4: "A daily rollup engagement on each matched account summarising that day's
- * events (one per account per day, even when the job runs twice)"; DESIGN.md §7 "CRM"): for each connection and UTC
- * day, one Salesforce Task or HubSpot note (associated to the company, type 190) per account matched by the mapping of
- * a competitor that had events at or above the connection's threshold that day, one line per event.
+ * The daily rollup engagement (docs/product-rules.md#daily-rollup: one per account per day, even when the job runs
+ * twice): for each connection and UTC day, one Salesforce Task or HubSpot note (associated to the company, type 190)
+ * per account matched by the mapping of a competitor that had events at or above the connection's threshold that day,
+ * one line per event.
  *
  * Exactly once per (connection, account, day): a `crm_rollups` row is claimed (inserted) before the POST and marked
  * done with the engagement's id after it, so a second run, concurrent or later, finds the row and sends nothing. A
@@ -12,7 +12,7 @@
  */
 import type { Knex } from "knex";
 import { eventSourceUrl } from "../db/sql.js";
-import type { DeliveryDeps } from "../delivery/consumers.js";
+import type { DeliveryDeps } from "../delivery/types.js";
 import type { Jobs } from "../jobs/boss.js";
 import { QUEUES } from "../jobs/queues.js";
 import { SEVERITIES, severityAtLeast } from "../lib/severity.js";
@@ -27,7 +27,7 @@ export type RollupOutcome = "done" | "failed" | "stopped" | "skipped";
 
 /** A claim older than this belongs to a run that died (the queue's expiry is 900 s). */
 const CLAIM_LEASE_SECONDS = 900;
-/** Lines per engagement: a day with more events says how many were left out (DESIGN.md §7 "Bounded lists"). */
+/** Lines per engagement: a day with more events says how many were left out (docs/product-rules.md#bounded-lists). */
 const MAX_LINES = 100;
 
 interface RollupEvent {

@@ -1,9 +1,9 @@
 /**
- * CRM A: the Salesforce REST API, version v60.0 (interface spec "Versioning" 5, "CRM write-back shapes"; DESIGN.md §7
- * "CRM"). Opportunities of the mapped accounts are found with SOQL through `GET …/query?q=SELECT Id FROM Opportunity
- * WHERE AccountId IN (…) AND IsClosed = false` (following `nextRecordsUrl`); a filter is a SOQL WHERE clause on
- * Account; a saved view is a list view's results. Writes: PATCH of the opportunity (204), POST of a ContentNote and
- * of a Task (201 `{id, success, errors}`).
+ * CRM A: the Salesforce REST API, version v60.0 (docs/product-rules.md#write-shapes,
+ * docs/product-rules.md#finding-records). Opportunities of the mapped accounts are found with SOQL through
+ * `GET …/query?q=SELECT Id FROM Opportunity WHERE AccountId IN (…) AND IsClosed = false` (following `nextRecordsUrl`);
+ * a filter is a SOQL WHERE clause on Account; a saved view is a list view's results. Writes: PATCH of the opportunity
+ * (204), POST of a ContentNote and of a Task (201 `{id, success, errors}`).
  */
 import type { HttpClient } from "../lib/http-client.js";
 import {
@@ -72,13 +72,19 @@ function soqlField(name: string): string {
   return name;
 }
 
-/** `SELECT Id FROM Account WHERE A = 'x' AND B = 2`: the mapping's filter (DESIGN.md §7: "a filter a SOQL WHERE clause on Account"). */
+/**
+ * `SELECT Id FROM Account WHERE A = 'x' AND B = 2`: the mapping's filter (a SOQL WHERE clause on Account:
+ * docs/product-rules.md#connections-and-mapping).
+ */
 export function accountFilterSoql(filter: Record<string, FilterValue>): string {
   const conditions = Object.entries(filter).map(([field, value]) => `${soqlField(field)} = ${soqlLiteral(value)}`);
   return `SELECT Id FROM Account WHERE ${conditions.join(" AND ")}`;
 }
 
-/** DESIGN.md §7, exactly: `SELECT Id FROM Opportunity WHERE AccountId IN (…) AND IsClosed = false`. */
+/**
+ * The query of docs/product-rules.md#finding-records, exactly:
+ * `SELECT Id FROM Opportunity WHERE AccountId IN (…) AND IsClosed = false`.
+ */
 export function openOpportunitiesSoql(accountIds: string[]): string {
   return `SELECT Id FROM Opportunity WHERE AccountId IN (${accountIds.map(soqlLiteral).join(",")}) AND IsClosed = false`;
 }

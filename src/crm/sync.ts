@@ -1,6 +1,6 @@
 /**
- * One event's write-back to one CRM connection: the `crm-sync` job (issue 4 "CRM write-back"; interface spec "CRM
- * write-back shapes"). Resolves the competitor's mapping to accounts, finds their open opportunities/deals, and for
+ * One event's write-back to one CRM connection: the `crm-sync` job (docs/product-rules.md#crm-write-back, its write
+ * shapes and failures). Resolves the competitor's mapping to accounts, finds their open opportunities/deals, and for
  * each one PATCHes the three fields and POSTs the note.
  *
  * - Progress is kept per record (`crm_writes`: patched_at, noted_at), so a retried job skips what is written; the note
@@ -13,7 +13,7 @@
  */
 import type { Knex } from "knex";
 import { eventSourceUrl } from "../db/sql.js";
-import type { DeliveryDeps } from "../delivery/consumers.js";
+import type { DeliveryDeps } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { limitsOf, type PlanName } from "../workspaces/plans.js";
 import { CrmAuthError, CrmRequestError, PROVIDER_LABELS, type CrmClient } from "./client.js";
@@ -71,7 +71,8 @@ export async function runCrmSync(deps: DeliveryDeps, syncId: string, jobId?: str
       `${label} connection is errored: ${connection.last_error ?? "unknown"}`,
     );
   }
-  // CRM write-back needs api_access while it is written too (DESIGN.md §7): a downgrade stops the pending syncs.
+  // CRM write-back needs api_access while it is written too (docs/product-rules.md#access-and-roles): a downgrade stops
+  // the pending syncs.
   if (!limitsOf(event.plan).api_access) {
     return finish(
       deps.knex,
@@ -162,7 +163,7 @@ export function noteTitle(event: Pick<SyncEvent, "competitor_name" | "title">): 
   return `Competitor move: ${event.competitor_name}: ${event.title}`;
 }
 
-/** The note body: title, source URL and confidence (interface spec "CRM write-back shapes"). */
+/** The note body: title, source URL and confidence (docs/product-rules.md#write-shapes). */
 export function noteText(
   event: Pick<SyncEvent, "competitor_name" | "event_type" | "severity" | "title" | "source_url" | "confidence_score">,
 ): string {

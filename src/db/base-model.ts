@@ -1,6 +1,6 @@
 import { Model } from "objection";
 
-/** Base of every model: snake_case columns are the JSON field names (STYLE.md habit 7). */
+/** Base of every model: snake_case columns are the JSON field names (docs/architecture.md#one-name-per-field). */
 export class BaseModel extends Model {
   /** Models whose table has `updated_at` keep it current on every update. */
   static hasUpdatedAt = true;

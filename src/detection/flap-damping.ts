@@ -1,5 +1,6 @@
 /**
- * Flap damping (issue: "a low-confidence change is confirmed by a second fetch before it becomes an event").
+ * Flap damping (docs/product-rules.md#flap-damping: a low-confidence change is confirmed by a second fetch before it
+ * becomes an event).
  * Pure: given the changes waiting for confirmation and the drafts of the newest diff, decide what becomes an event
  * now, what waits, and what is dropped. Used by live fetches and by re-analysis alike.
  */

@@ -4,7 +4,7 @@
  */
 import type { BillingPeriod, PricingPlan } from "./types.js";
 
-// The issue names these four; any other currency is shown by its ISO code ("CHF 49").
+// docs/product-rules.md#classification names these four; any other currency is shown by its ISO code ("CHF 49").
 const CURRENCY_SYMBOLS: Record<string, string> = { USD: "$", EUR: "€", GBP: "£", JPY: "¥" };
 
 const NUMBER_WHOLE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });

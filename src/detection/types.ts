@@ -6,8 +6,9 @@
 
 export const EXTRACTOR_VERSION = 1;
 
-export type Severity = "low" | "medium" | "high" | "critical";
-export type EventType = "pricing_change" | "product_change" | "hiring_change" | "narrative_change";
+import type { EventType, Severity } from "../http/schemas.js";
+
+export type { EventType, Severity };
 export type BillingPeriod = "month" | "year" | "one_time";
 
 /** One pricing plan found on a page. */

@@ -1,7 +1,8 @@
 /**
- * The email provider's delivery events (`POST /digests/webhooks/email`, issue 5, DESIGN.md §5 and §7): verified with
- * Standard Webhooks and EMAIL_WEBHOOK_SECRET, then applied to the delivery whose `provider_message_id` is the event's
- * `data.email_id`. A hard bounce (`data.bounce.type` `Permanent`) or a complaint also suppresses the address.
+ * The email provider's delivery events (`POST /digests/webhooks/email`, docs/product-rules.md#email-delivery-webhook):
+ * verified with Standard Webhooks and EMAIL_WEBHOOK_SECRET, then applied to the delivery whose `provider_message_id` is
+ * the event's `data.email_id`. A hard bounce (`data.bounce.type` `Permanent`) or a complaint also suppresses the
+ * address.
  */
 import type { Knex } from "knex";
 import { invalid } from "../http/errors.js";
@@ -68,10 +69,12 @@ function parseEvent(body: unknown, now: Date): EmailEvent {
   };
 }
 
-export interface EmailWebhookResult {
+// A type alias, not an interface: the contract documents this body as a JSON object, which an interface (closed to
+// index signatures) would not satisfy.
+export type EmailWebhookResult = {
   received: true;
   delivery_id: string | null;
-}
+};
 
 /** Verifies, records the message id (replays are 401) and applies the event, all or nothing. */
 export async function receiveEmailEvent(
@@ -89,7 +92,8 @@ export async function receiveEmailEvent(
       .where({ provider_message_id: event.emailId })
       .forUpdate()
       .first("id", "workspace_id", "recipient_email", "status", "last_event_at");
-    // Unknown message ids are accepted and ignored (issue 5): mail sent before this database, or by another service.
+    // Unknown message ids are accepted and ignored (docs/product-rules.md#email-delivery-webhook): mail sent before
+    // this database, or by another service.
     if (!delivery) return { received: true, delivery_id: null };
     await trx("digest_deliveries")
       .where({ id: delivery.id })

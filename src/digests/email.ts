@@ -1,6 +1,7 @@
 /**
- * The digest email (issue 5): HTML and plain text rendered from `payload_json`, with a link back to every event and
- * its source, and the one-click unsubscribe of RFC 8058 (DESIGN.md §7) both as headers and in the footer.
+ * The digest email (docs/product-rules.md#sending): HTML and plain text rendered from `payload_json`, with a link back
+ * to every event and its source, and the one-click unsubscribe of RFC 8058
+ * (docs/product-rules.md#one-click-unsubscribe) both as headers and in the footer.
  *
  * The HTML is what common clients render reliably: one centred table, inline styles only, no scripts, no external
  * CSS or images, system fonts. Pure: the same payload and recipient always give the same message.

@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { accepted, callerOf, created, ok, type AreaHandlers } from "../http/handler.js";
+import { callerOf, type AreaHandlers } from "../http/handler.js";
 import { suppress } from "../suppressions/service.js";
 import { receiveEmailEvent } from "./email-events.js";
 import { DigestService } from "./service.js";
@@ -13,31 +13,32 @@ async function workspaceName(knex: Knex, workspaceId: string): Promise<string> {
 }
 
 export const digestHandlers: AreaHandlers = {
-  listDigests: async (ctx) => ok(await new DigestService(ctx.services, callerOf(ctx)).list()),
+  listDigests: async (ctx) => ctx.reply.ok(await new DigestService(ctx.services, callerOf(ctx)).list()),
 
   createDigest: async (ctx) =>
-    created(await new DigestService(ctx.services, callerOf(ctx)).create(ctx.query.period_type)),
+    ctx.reply.created(await new DigestService(ctx.services, callerOf(ctx)).create(ctx.query.period_type)),
 
-  getDigest: async (ctx) => ok(await new DigestService(ctx.services, callerOf(ctx)).get(ctx.path.digest_id)),
+  getDigest: async (ctx) => ctx.reply.ok(await new DigestService(ctx.services, callerOf(ctx)).get(ctx.path.digest_id)),
 
-  sendDigest: async (ctx) => ok(await new DigestService(ctx.services, callerOf(ctx)).send(ctx.path.digest_id)),
+  sendDigest: async (ctx) =>
+    ctx.reply.ok(await new DigestService(ctx.services, callerOf(ctx)).send(ctx.path.digest_id)),
 
   listDigestDeliveries: async (ctx) =>
-    ok(await new DigestService(ctx.services, callerOf(ctx)).deliveries(ctx.path.digest_id)),
+    ctx.reply.ok(await new DigestService(ctx.services, callerOf(ctx)).deliveries(ctx.path.digest_id)),
 
   receiveEmailDeliveryWebhook: async (ctx) =>
-    accepted(await receiveEmailEvent(ctx.services.knex, ctx.services.config.email.webhookSecret, ctx)),
+    ctx.reply.accepted(await receiveEmailEvent(ctx.services.knex, ctx.services.config.email.webhookSecret, ctx)),
 
   getUnsubscribePage: async (ctx) => {
     const claims = await unsubscribeLinks(ctx.services.config).verify(ctx.query.token);
     const page = unsubscribePage(claims.email, await workspaceName(ctx.services.knex, claims.workspaceId));
-    return { status: 200, body: page, contentType: "text/html" };
+    return ctx.reply.okText(page, "text/html");
   },
 
   unsubscribeFromDigests: async (ctx) => {
     const claims = await unsubscribeLinks(ctx.services.config).verify(ctx.query.token);
     await workspaceName(ctx.services.knex, claims.workspaceId);
     const row = await suppress(ctx.services.knex, claims.workspaceId, claims.email, "unsubscribe");
-    return ok({ email: row.email, suppressed: true });
+    return ctx.reply.ok({ email: row.email, suppressed: true });
   },
 };

@@ -1,11 +1,11 @@
 /**
- * What a digest says (`payload_json`, issue 5): the workspace's events of `[period_start, period_end)` as headline
- * counts, a few highlighted events, and one section per competitor with its events ordered by severity, then time
- * (newest first). The email renders exactly this, so the API and the mail never disagree.
+ * What a digest says (`payload_json`, docs/product-rules.md#digest-content): the workspace's events of `[period_start,
+ * period_end)` as headline counts, a few highlighted events, and one section per competitor with its events ordered by
+ * severity, then time (newest first). The email renders exactly this, so the API and the mail never disagree.
  *
- * Highlights follow the workspace's alert rules of the digest's frequency (DESIGN.md §7: "`daily`/`weekly` rules
- * choose which events the member's digest highlights"); a workspace without such rules gets its high and critical
- * events highlighted.
+ * Highlights follow the workspace's alert rules of the digest's frequency (`daily`/`weekly` rules choose which events
+ * the member's digest highlights: docs/product-rules.md#alert-rules); a workspace without such rules gets its high and
+ * critical events highlighted.
  */
 import type { Knex } from "knex";
 import type { components } from "../../generated/api-types.js";

@@ -1,5 +1,5 @@
 /**
- * Scheduled digests (DESIGN.md §7 "Digests"), in two steps that run on the scheduler's tick:
+ * Scheduled digests (docs/product-rules.md#schedule), in two steps that run on the scheduler's tick:
  *
  * 1. Generation: at `daily_hour_utc` every day, and on `weekly_dow` at that hour, one run per slot (its `mark`,
  *    `daily:2026-11-22` or `weekly:2026-W47`, is unique in `scheduler_runs`, so several workers or a restart enqueue
@@ -28,7 +28,7 @@ export interface DigestRun {
   scheduled_for: string;
 }
 
-/** The plans whose workspaces get scheduled daily digests (DESIGN.md §3 `daily_digest`). */
+/** The plans whose workspaces get scheduled daily digests (`daily_digest`, docs/product-rules.md#plans-and-limits). */
 const DAILY_DIGEST_PLANS = PLAN_NAMES.filter((plan) => PLANS[plan].limits.daily_digest);
 
 /** ISO-8601 week of a UTC date: `2026-W47`. */

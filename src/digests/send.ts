@@ -1,7 +1,7 @@
 /**
- * Sending a digest to its recipients (issue 5): one `digest_deliveries` row per (digest, address), created by
- * `POST /digests/{id}/send` for every member or by the scheduler for each member whose hour has come, then driven by
- * `deliverDigest` to `sent`, `suppressed` or `failed`.
+ * Sending a digest to its recipients (docs/product-rules.md#sending): one `digest_deliveries` row per (digest,
+ * address), created by `POST /digests/{id}/send` for every member or by the scheduler for each member whose hour has
+ * come, then driven by `deliverDigest` to `sent`, `suppressed` or `failed`.
  *
  * Exactly one sender works on a delivery at a time: it holds the row's lock (FOR UPDATE SKIP LOCKED) while the mail
  * is handed to the transport, so an API call and a scheduled job racing for the same member send one mail. A process

@@ -1,5 +1,5 @@
 /**
- * Digests of a workspace (spec "Digests"; DESIGN.md §7 "Digests"): generation over `[period_end − 24 h (7 days),
+ * Digests of a workspace (docs/product-rules.md#digests-and-unsubscribe): generation over `[period_end − 24 h (7 days),
  * period_end)`, the list and detail with `delivery_summary` counted from the deliveries, sending, and the owners'
  * deliveries view. Every query names the caller's workspace, so another workspace's digest is a 404.
  */
@@ -92,7 +92,7 @@ export class DigestService {
     return rows[0].digest;
   }
 
-  /** A manual digest ending now (DESIGN.md §7); allowed on every plan. */
+  /** A manual digest ending now (docs/product-rules.md#digest-content); allowed on every plan. */
   async create(periodType: PeriodType): Promise<Digest> {
     const id = await generateDigest(this.knex, {
       workspaceId: this.caller.workspaceId,

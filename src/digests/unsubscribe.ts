@@ -1,7 +1,8 @@
 /**
- * One-click unsubscribe (RFC 8058, DESIGN.md §7): every digest mail links to `PUBLIC_BASE_URL/unsubscribe?token=…`.
- * The token is an HS256 JWT naming one address of one workspace, valid 90 days. Its key is derived from JWT_SECRET
- * for this purpose only and its audience differs from access tokens', so neither kind of token passes for the other.
+ * One-click unsubscribe (RFC 8058, docs/product-rules.md#one-click-unsubscribe): every digest mail links to
+ * `PUBLIC_BASE_URL/unsubscribe?token=…`. The token is an HS256 JWT naming one address of one workspace, valid 90 days.
+ * Its key is derived from JWT_SECRET for this purpose only and its audience differs from access tokens', so neither
+ * kind of token passes for the other.
  */
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { SignJWT, jwtVerify } from "jose";

@@ -1,5 +1,5 @@
 /**
- * One candidate per kind of page (issue 3: "one candidate per source type, the best"): navigation links and
+ * One candidate per kind of page, the best (docs/product-rules.md#discovery-and-profile): navigation links and
  * autodiscovered feeds first, then body links, footer links and sitemap.xml entries; among equals the shortest path,
  * then the first in the page. Candidates are told apart by normalized URL (src/sources/normalize-url.ts), the form
  * the sources table de-duplicates on.

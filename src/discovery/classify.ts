@@ -1,13 +1,17 @@
 /**
- * Which kind of source a URL is, judged from its host, its path and the text of the link pointing to it (issue 3:
- * "links to pricing/careers/blog/changelog/docs/press from the homepage"). Only the competitor's own site counts,
- * plus the hosted job boards a careers link commonly points to.
+ * Which kind of source a URL is, judged from its host, its path and the text of the link pointing to it (links to
+ * pricing, careers, blog, changelog, docs and press pages from the homepage:
+ * docs/product-rules.md#discovery-and-profile). Only the competitor's own site counts, plus the hosted job boards a
+ * careers link commonly points to.
  */
 import type { components } from "../../generated/api-types.js";
 
 export type SourceType = components["schemas"]["SourceType"];
 
-/** The kinds discovery looks for, in the order candidates are listed (DESIGN.md §3 names every source type). */
+/**
+ * The kinds discovery looks for, in the order candidates are listed (docs/product-rules.md#enumerations names every
+ * source type).
+ */
 export const DISCOVERED_TYPES = [
   "pricing",
   "careers",
@@ -238,7 +242,10 @@ export function classifyUrl(url: URL, text: string | null, scope: SiteScope): Di
   return byText(text);
 }
 
-/** A free-form `source_type` as a contract value: unknown or missing kinds become `other` (DESIGN.md §7). */
+/**
+ * A free-form `source_type` as a contract value: unknown or missing kinds become `other`
+ * (docs/product-rules.md#discovery-and-profile).
+ */
 export function toSourceType(value: unknown): SourceType {
   if (typeof value !== "string") return "other";
   const normalised = value.trim().toLowerCase();

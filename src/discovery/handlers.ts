@@ -1,25 +1,27 @@
 /**
- * Website discovery and profiling (issue 3). The competitor's homepage is the URL of its oldest source of type
- * `homepage` when it has one, otherwise `https://<domain>/`: a tracked homepage says where the site really lives
- * (another scheme, host or port than the bare domain; the test fixture sites on 127.0.0.1 rely on it), and nothing new
- * is stored for it. A homepage that cannot be fetched answers 422 at `["path", "competitor_id"]` with
- * `Could not fetch <url>: <reason>`.
+ * Website discovery and profiling (docs/product-rules.md#discovery-and-profile). The competitor's homepage is the URL
+ * of its oldest source of type `homepage` when it has one, otherwise `https://<domain>/`: a tracked homepage says where
+ * the site really lives (another scheme, host or port than the bare domain; the test fixture sites on 127.0.0.1 rely on
+ * it), and nothing new is stored for it. A homepage that cannot be fetched answers 422 at `["path", "competitor_id"]`
+ * with `Could not fetch <url>: <reason>`.
  */
-import { callerOf, ok, type AreaHandlers } from "../http/handler.js";
+import { callerOf, type AreaHandlers } from "../http/handler.js";
 import { DiscoveryService } from "./service.js";
 
 export const discoveryHandlers: AreaHandlers = {
   discoverCompetitorSources: async (ctx) => {
     const service = new DiscoveryService(ctx.services.knex, callerOf(ctx), ctx.services.http);
     const created = await service.discover(ctx.path.competitor_id);
-    return ok(created.map((source) => source.toResponse()));
+    return ctx.reply.ok(created.map((source) => source.toResponse()));
   },
 
   profileCompetitor: async (ctx) =>
-    ok(await new DiscoveryService(ctx.services.knex, callerOf(ctx), ctx.services.http).profile(ctx.path.competitor_id)),
+    ctx.reply.ok(
+      await new DiscoveryService(ctx.services.knex, callerOf(ctx), ctx.services.http).profile(ctx.path.competitor_id),
+    ),
 
   addEnrichedSources: async (ctx) =>
-    ok(
+    ctx.reply.ok(
       await new DiscoveryService(ctx.services.knex, callerOf(ctx), ctx.services.http).addEnriched(
         ctx.path.competitor_id,
         ctx.body.sources,

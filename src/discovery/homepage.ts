@@ -1,7 +1,8 @@
 /**
- * What a competitor's homepage says about the company and where its other pages are (issue 3, "profile" and
- * "discover-sources"): links with where they sit (navigation, body, footer), RSS/Atom autodiscovery, the page's
- * metadata (title, meta and Open Graph tags, `lang`, first h1), the JSON-LD Organization and social profile links.
+ * What a competitor's homepage says about the company and where its other pages are
+ * (docs/product-rules.md#discovery-and-profile, profile and discover-sources): links with where they sit (navigation,
+ * body, footer), RSS/Atom autodiscovery, the page's metadata (title, meta and Open Graph tags, `lang`, first h1), the
+ * JSON-LD Organization and social profile links.
  */
 import type { CheerioAPI } from "cheerio";
 import {

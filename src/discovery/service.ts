@@ -1,8 +1,8 @@
 /**
- * Discovery and profiling of a competitor's website (issue 3): which pages are worth tracking (discover-sources,
- * add-enriched-sources) and what the homepage says about the company (profile). Every fetch goes through the one
- * guarded HTTP client; tenancy comes from CompetitorService and SourceService, so another workspace's competitor is a
- * 404 (DESIGN.md §4).
+ * Discovery and profiling of a competitor's website (docs/product-rules.md#discovery-and-profile): which pages are
+ * worth tracking (discover-sources, add-enriched-sources) and what the homepage says about the company (profile). Every
+ * fetch goes through the one guarded HTTP client; tenancy comes from CompetitorService and SourceService, so another
+ * workspace's competitor is a 404 (docs/product-rules.md#access-and-roles).
  */
 import * as cheerio from "cheerio";
 import type { Knex } from "knex";
@@ -29,13 +29,22 @@ type AddEnrichedSourcesResponse = components["schemas"]["AddEnrichedSourcesRespo
 const DEFAULT_FREQUENCY_MINUTES = 1440;
 /** The contract's limit on a source URL (HttpUrl). */
 const MAX_URL_LENGTH = 2048;
-/** Issue 3: "cap 500 URLs" from sitemap.xml, one level of sitemap index followed. */
+/**
+ * At most 500 URLs read from sitemap.xml, one level of sitemap index followed
+ * (docs/product-rules.md#discovery-and-profile).
+ */
 const SITEMAP_URL_CAP = 500;
 /** Child sitemaps read from an index: enough for the page sitemaps, bounded so one request stays short. */
 const SITEMAP_CHILDREN = 5;
-/** Issue 3: candidates are verified "concurrently, max 4 at a time", each with the client's normal timeouts. */
+/**
+ * Candidates are verified concurrently, at most 4 at a time, each with the client's normal timeouts
+ * (docs/product-rules.md#discovery-and-profile).
+ */
 const VERIFY_CONCURRENCY = 4;
-/** "per seat", "per user per month", "$49/mo": subscription wording (issue 3, business model). */
+/**
+ * "per seat", "per user per month", "$49/mo": subscription wording (the business model of
+ * docs/product-rules.md#discovery-and-profile).
+ */
 const SUBSCRIPTION_WORDING = /\bper\s+(?:user|seat|member|month)\b|\/\s*(?:user|seat|mo|month)\b/i;
 
 const LABELS: Record<DiscoveredType, string> = {
@@ -161,7 +170,8 @@ export class DiscoveryService {
     const subscriptionWording =
       SUBSCRIPTION_WORDING.test(page.text) ||
       (pricingIndex >= 0 && SUBSCRIPTION_WORDING.test(checks[pricingIndex]!.text ?? ""));
-    // Deliberately conservative (issue 3): a label only when a linked pricing page and seat/month wording agree.
+    // Deliberately conservative (docs/product-rules.md#discovery-and-profile): a label only when a linked pricing page
+    // and seat/month wording agree.
     const businessModel = pricingIndex >= 0 && subscriptionWording ? "B2B SaaS, subscription" : null;
 
     const { industry: _industry, ...organization } = page.organization ?? { industry: null };
@@ -212,9 +222,9 @@ export class DiscoveryService {
   }
 
   /**
-   * Tracks candidates shaped like `enriched_sources` entries (DESIGN.md §7): `url` must be an http(s) URL, unknown or
-   * missing `source_type` becomes `other`, `title` and `description` are not stored. URLs already tracked, and
-   * repeats within the request, are skipped.
+   * Tracks candidates shaped like `enriched_sources` entries (docs/product-rules.md#discovery-and-profile): `url` must
+   * be an http(s) URL, unknown or missing `source_type` becomes `other`, `title` and `description` are not stored. URLs
+   * already tracked, and repeats within the request, are skipped.
    */
   async addEnriched(competitorId: string, items: Record<string, unknown>[]): Promise<AddEnrichedSourcesResponse> {
     const competitor = await new CompetitorService(this.knex, this.caller).get(competitorId);
@@ -264,7 +274,8 @@ export class DiscoveryService {
     const homepage =
       tracked.find((source) => source.source_type === "homepage")?.url ?? `https://${competitor.domain}/`;
     const requestedHost = new URL(homepage).hostname;
-    // sitemap.xml is read alongside the homepage; its failures only mean fewer candidates (issue 3).
+    // sitemap.xml is read alongside the homepage; its failures only mean fewer candidates
+    // (docs/product-rules.md#discovery-and-profile).
     const sitemap = this.readSitemap(
       new URL("/sitemap.xml", homepage).toString(),
       new SiteScope([requestedHost, competitor.domain]),

@@ -5,7 +5,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { openApiDocument } from "../contract.js";
-import { ok, type AreaHandlers } from "../http/handler.js";
+import { type AreaHandlers } from "../http/handler.js";
 
 const require = createRequire(import.meta.url);
 
@@ -41,7 +41,10 @@ const DOCS_PAGE = `<!doctype html>
 export const docsHandlers: AreaHandlers = {
   /** The contract, with the server list pointing at this deployment so "Try it out" calls it. */
   getOpenApiDocument: async (ctx) =>
-    ok({ ...openApiDocument(), servers: [{ url: ctx.services.config.publicBaseUrl, description: "This deployment" }] }),
+    ctx.reply.ok({
+      ...openApiDocument(),
+      servers: [{ url: ctx.services.config.publicBaseUrl, description: "This deployment" }],
+    }),
 
-  getApiDocs: async () => ({ status: 200, body: DOCS_PAGE, contentType: "text/html; charset=utf-8" }),
+  getApiDocs: async (ctx) => ctx.reply.okText(DOCS_PAGE, "text/html; charset=utf-8"),
 };

@@ -1,23 +1,15 @@
 /**
  * The events feed and event detail. The list is the hottest query of the API, so Postgres builds the JSON array
- * itself and Node forwards the text (STACK-NOTES.md: JSON building in Node was the bottleneck).
+ * itself and Node forwards the text (docs/stack-notes.md#request-throughput: JSON building in Node was the bottleneck).
  */
 import type { Knex } from "knex";
 import { isoTimestamp, likeLiteral } from "../db/sql.js";
 import { notFound } from "../http/errors.js";
-import type { AuthContext } from "../http/handler.js";
+import type { AuthContext, JsonText } from "../http/handler.js";
+import type { EventStatus, QueryOf, Schemas } from "../http/schemas.js";
 import { limitsOf } from "../workspaces/plans.js";
 
-export interface EventFilters {
-  competitor_id?: string;
-  event_type?: string;
-  severity?: string;
-  min_confidence?: number;
-  search?: string;
-  since?: string;
-  offset?: number;
-  limit?: number;
-}
+export type EventFilters = QueryOf<"listEvents">;
 
 /** The EventResponse fields, built in SQL from alias `e`. */
 export const EVENT_JSON = `json_build_object(
@@ -34,13 +26,16 @@ export class EventService {
     private readonly caller: AuthContext,
   ) {}
 
-  /** Days of history the caller's plan shows (DESIGN.md §3: events older than `history_days` are not listed). */
+  /**
+   * Days of history the caller's plan shows (docs/product-rules.md#plans-and-limits: events older than `history_days`
+   * are not listed).
+   */
   private get historyDays(): number {
     return limitsOf(this.caller.plan).history_days;
   }
 
   /** The page of events as a JSON array text, newest first. */
-  async listJson(filters: EventFilters): Promise<string> {
+  async listJson(filters: EventFilters): Promise<JsonText<Schemas["EventResponse"][]>> {
     const conditions = ["e.workspace_id = ?", "e.detected_at >= now() - make_interval(days => ?)"];
     const bindings: unknown[] = [this.caller.workspaceId, this.historyDays];
     if (filters.competitor_id) {
@@ -76,11 +71,11 @@ export class EventService {
              ORDER BY e.detected_at DESC, e.id DESC LIMIT ? OFFSET ?) page`,
       bindings as Knex.RawBinding[],
     );
-    return rows[0].json as string;
+    return rows[0].json;
   }
 
   /** One event with its competitor name, diff, evidence and source URL, as JSON text. */
-  async detailJson(eventId: string): Promise<string> {
+  async detailJson(eventId: string): Promise<JsonText<Schemas["EventDetail"]>> {
     const { rows } = await this.knex.raw(
       `SELECT json_build_object(
          'competitor_name', c.name,
@@ -100,10 +95,10 @@ export class EventService {
       [eventId, this.caller.workspaceId, this.historyDays],
     );
     if (rows.length === 0) throw notFound("Event");
-    return rows[0].json as string;
+    return rows[0].json;
   }
 
-  async setStatus(eventId: string, status: string): Promise<{ id: string; status: string }> {
+  async setStatus(eventId: string, status: EventStatus): Promise<Schemas["EventStatusResult"]> {
     const [row] = await this.knex("events")
       .where({ id: eventId, workspace_id: this.caller.workspaceId })
       .update({ status })
@@ -113,9 +108,7 @@ export class EventService {
   }
 
   /** Markers per competitor over the window; every competitor is a key, with `[]` when it had no events. */
-  async activity(
-    days: number,
-  ): Promise<{ competitors: Record<string, { detected_at: string; severity: string }[]>; days: number }> {
+  async activity(days: number): Promise<Schemas["EventActivity"]> {
     const window = Math.min(days, this.historyDays);
     const { rows } = await this.knex.raw(
       `SELECT coalesce(json_object_agg(c.id, coalesce(m.markers, '[]'::json)), '{}'::json) AS competitors

@@ -1,12 +1,15 @@
 /**
- * Who may call what, beyond "has a valid token" (DESIGN.md §4 and §7), decided in one place from the operation so no
- * handler can forget it. Runs after authentication and before request validation.
+ * Who may call what, beyond "has a valid token" (docs/product-rules.md#access-and-roles), decided in one place from the
+ * operation so no handler can forget it. Runs after authentication and before request validation.
  */
 import { limitsOf } from "../workspaces/plans.js";
 import { forbidden, type ApiError } from "./errors.js";
 import type { AuthContext, OperationId } from "./handler.js";
 
-/** Members use every workspace endpoint except billing and the deliveries admin view (DESIGN.md §7). */
+/**
+ * Members use every workspace endpoint except billing and the deliveries admin view
+ * (docs/product-rules.md#access-and-roles).
+ */
 const OWNER_ONLY: ReadonlySet<OperationId> = new Set<OperationId>([
   "createCheckoutSession",
   "createBillingPortalSession",

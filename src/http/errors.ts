@@ -1,5 +1,6 @@
 /**
- * One error type, one renderer (STYLE.md habit 3). Envelopes are FastAPI's (DESIGN.md §4):
+ * One error type, one renderer (docs/architecture.md#one-error-type). Envelopes are FastAPI's
+ * (docs/product-rules.md#error-envelopes):
  * 422 `{detail: [{loc, msg, type}]}`, everything else `{detail: "message"}`.
  */
 import type { ErrorObject } from "ajv";

@@ -1,14 +1,17 @@
-import { callerOf, ok, type AreaHandlers } from "../http/handler.js";
+import { callerOf, type AreaHandlers } from "../http/handler.js";
 import { CompetitorService } from "../competitors/service.js";
 import { InsightService } from "./service.js";
 
 export const insightHandlers: AreaHandlers = {
-  listInsights: async (ctx) => ok({ competitors: await new InsightService(ctx.services.knex, callerOf(ctx)).list() }),
+  listInsights: async (ctx) =>
+    ctx.reply.ok({ competitors: await new InsightService(ctx.services.knex, callerOf(ctx)).list() }),
 
-  /** The spec answers an unknown competitor with 200 and a not-found shape, not 404 (DESIGN.md §4). */
+  /**
+   * The spec answers an unknown competitor with 200 and a not-found shape, not 404 (docs/product-rules.md#insights).
+   */
   getCompetitorInsight: async (ctx) => {
     const insight = await new InsightService(ctx.services.knex, callerOf(ctx)).get(ctx.path.competitor_id);
-    return ok(insight ?? { detail: "Competitor not found", competitor_id: ctx.path.competitor_id });
+    return ctx.reply.ok(insight ?? { detail: "Competitor not found", competitor_id: ctx.path.competitor_id });
   },
 
   reanalyzeCompetitor: async (ctx) => {
@@ -20,13 +23,13 @@ export const insightHandlers: AreaHandlers = {
       .count({ n: "*" })
       .first();
     if (Number(snapshots?.n ?? 0) === 0) {
-      return ok({
+      return ctx.reply.ok({
         competitor: competitor.name,
         error: "No snapshots to analyse yet: fetch a source first",
         events_generated: null,
       });
     }
     const created = await ctx.services.detection.reanalyzeCompetitor(competitor.id);
-    return ok({ competitor: competitor.name, error: null, events_generated: created });
+    return ctx.reply.ok({ competitor: competitor.name, error: null, events_generated: created });
   },
 };

@@ -4,11 +4,16 @@
  */
 import type { Knex } from "knex";
 import type { AuthContext } from "../http/handler.js";
+import type { Schemas, Wire } from "../http/schemas.js";
 import type { ContentItem, Extraction, JobPosting, PricingPlan } from "../detection/types.js";
 import { limitsOf } from "../workspaces/plans.js";
 
 const RECENT_EVENTS = 10;
 const PRODUCT_SOURCE_TYPES = ["changelog", "blog", "rss", "docs", "press", "news"];
+
+/** The insight as built here: timestamps are Dates until JSON writes them as ISO strings. */
+type CompetitorInsight = Wire<Schemas["CompetitorInsight"]>;
+type RecentEvent = Wire<Schemas["InsightRecentEvent"]>;
 
 interface LatestExtraction {
   source_id: string;
@@ -24,7 +29,7 @@ export class InsightService {
     private readonly caller: AuthContext,
   ) {}
 
-  async list(): Promise<unknown[]> {
+  async list(): Promise<CompetitorInsight[]> {
     const competitors = await this.knex("competitors")
       .where({ workspace_id: this.caller.workspaceId })
       .orderBy([{ column: "created_at" }, { column: "id" }]);
@@ -32,14 +37,19 @@ export class InsightService {
   }
 
   /** The insight, or `null` when the competitor is not the caller's (the handler answers the not-found shape). */
-  async get(competitorId: string): Promise<unknown | null> {
+  async get(competitorId: string): Promise<CompetitorInsight | null> {
     const competitor = await this.knex("competitors")
       .where({ id: competitorId, workspace_id: this.caller.workspaceId })
       .first();
     return competitor ? this.build(competitor) : null;
   }
 
-  private async build(competitor: { id: string; name: string; domain: string; description: string | null }) {
+  private async build(competitor: {
+    id: string;
+    name: string;
+    domain: string;
+    description: string | null;
+  }): Promise<CompetitorInsight> {
     const historyDays = limitsOf(this.caller.plan).history_days;
     const withinHistory = (q: Knex.QueryBuilder) =>
       q
@@ -61,7 +71,7 @@ export class InsightService {
           { column: "id", order: "desc" },
         ])
         .limit(RECENT_EVENTS)
-        .select("id", "title", "summary", "event_type", "severity", "confidence_score", "detected_at"),
+        .select<RecentEvent[]>("id", "title", "summary", "event_type", "severity", "confidence_score", "detected_at"),
       withinHistory(this.knex("events"))
         .where({ event_type: "pricing_change" })
         .orderBy("detected_at", "desc")

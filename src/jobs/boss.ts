@@ -11,7 +11,10 @@ export type JobHandler = (job: PgBoss.Job<any>) => Promise<void>;
 
 export interface Jobs {
   boss: PgBoss;
-  /** Enqueues a job; inside `trx` it commits or rolls back with the row that caused it (STYLE.md habit 5). */
+  /**
+   * Enqueues a job; inside `trx` it commits or rolls back with the row that caused it
+   * (docs/architecture.md#jobs-in-the-same-transaction).
+   */
   send(queue: QueueName, data: object, options?: PgBoss.SendOptions, trx?: Knex.Transaction): Promise<string>;
   /** Worker role: starts polling every queue that has a handler. */
   startWorkers(handlers: Partial<Record<QueueName, JobHandler>>): Promise<void>;
@@ -50,7 +53,8 @@ export async function startJobs(options: StartJobsOptions): Promise<Jobs> {
     max: options.worker ? 6 : 2,
     supervise: options.worker,
     // Maintenance is what re-queues the jobs of a killed worker once they expire: every 30 s rather than pg-boss's
-    // 120 s, so a crash delays deliveries by about a minute at most (issue 4: "a worker killed mid-delivery").
+    // 120 s, so a crash delays deliveries by about a minute at most (docs/product-rules.md#retries-and-dead-letter: a
+    // worker killed mid-delivery loses nothing).
     maintenanceIntervalSeconds: 30,
     schedule: options.worker,
     migrate: true,
@@ -65,7 +69,8 @@ export async function startJobs(options: StartJobsOptions): Promise<Jobs> {
     boss,
     async send(queue, data, sendOptions = {}, trx) {
       const id = await boss.send(queue, data, trx ? { ...sendOptions, db: knexExecutor(trx) } : sendOptions);
-      // pg-boss returns null for a missing queue or a deduplicated singleton (STACK-NOTES.md): never lose that silently.
+      // pg-boss returns null for a missing queue or a deduplicated singleton (docs/stack-notes.md#pg-boss-quirks):
+      // never lose that silently.
       if (!id) throw new Error(`pg-boss did not accept a job for queue ${queue}`);
       return id;
     },

@@ -1,13 +1,17 @@
 /**
- * Every pg-boss queue, declared in one place with its retry policy and dead-letter queue (STYLE.md: pg-boss habit).
- * Areas add their queues here; `startJobs` creates them all before anything sends or works.
+ * Every pg-boss queue, declared in one place with its retry policy and dead-letter queue
+ * (docs/architecture.md#queues-in-one-place). Areas add their queues here; `startJobs` creates them all before anything
+ * sends or works.
  */
 import type PgBoss from "pg-boss";
 
 export interface QueueDefinition {
   name: string;
   options: Omit<PgBoss.Queue, "name">;
-  /** Workers per process and jobs per fetch: throughput ≈ batchSize ÷ polling interval × workers (STACK-NOTES.md). */
+  /**
+   * Workers per process and jobs per fetch: throughput ≈ batchSize ÷ polling interval × workers
+   * (docs/stack-notes.md#pg-boss-throughput).
+   */
   work: { workers: number; batchSize: number; pollingIntervalSeconds: number };
 }
 
@@ -59,11 +63,12 @@ export const QUEUES = {
     work: { workers: 1, batchSize: 10, pollingIntervalSeconds: 0.5 },
   },
   /**
-   * One attempt of one outbound webhook delivery (src/webhooks/deliver.ts). DESIGN.md §2's retry schedule is the
-   * handler's own: each retry is a new job with its startAfter. pg-boss's retries only recover a job whose worker died
-   * or whose database write failed. An attempt gives up after 10 s (the success rule), so a 30 s expiry never starts
-   * a running attempt twice, and a killed worker's deliveries are re-run within a minute (expiry + maintenance).
-   * Issue 4 asks ≥ 300 signed deliveries/s: 2 × 10 per 0.5 s capped a process at 40/s; 4 × 100 measured 380–540/s
+   * One attempt of one outbound webhook delivery (src/webhooks/deliver.ts). The retry schedule
+   * (docs/product-rules.md#retries-and-dead-letter) is the handler's own: each retry is a new job with its startAfter.
+   * pg-boss's retries only recover a job whose worker died or whose database write failed. An attempt gives up after
+   * 10 s (the success rule), so a 30 s expiry never starts a running attempt twice, and a killed worker's deliveries
+   * are re-run within a minute (expiry + maintenance). The target is ≥ 300 signed deliveries/s
+   * (docs/architecture.md#performance-targets): 2 × 10 per 0.5 s capped a process at 40/s; 4 × 100 measured 380–540/s
    * on 2 cores (bench/webhooks.ts, delivery stage alone).
    */
   webhookDeliver: {

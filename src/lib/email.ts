@@ -1,7 +1,7 @@
 /**
  * Outgoing email. Messages are queued (`email-send`) inside the transaction that caused them and delivered by the
- * worker through the transport chosen by EMAIL_TRANSPORT (DESIGN.md §2): `log` (application log + `email_outbox`
- * table), SMTP via nodemailer, or Resend's HTTP API.
+ * worker through the transport chosen by EMAIL_TRANSPORT (docs/operations.md#environment-variables): `log` (application
+ * log + `email_outbox` table), SMTP via nodemailer, or Resend's HTTP API.
  */
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";

@@ -1,4 +1,7 @@
-/** Severity ordering, one place for every comparison (DESIGN.md §3: low < medium < high < critical). */
+/**
+ * Severity ordering, one place for every comparison (docs/product-rules.md#enumerations: low < medium < high <
+ * critical).
+ */
 import type { Severity } from "../detection/types.js";
 
 export const SEVERITIES: readonly Severity[] = ["low", "medium", "high", "critical"];
@@ -7,7 +10,7 @@ export function isSeverity(value: string): value is Severity {
   return (SEVERITIES as readonly string[]).includes(value);
 }
 
-/** Thresholds are inclusive (DESIGN.md §7): `severity` ≥ `threshold`. Unknown values never pass. */
+/** Thresholds are inclusive (docs/product-rules.md#validation): `severity` ≥ `threshold`. Unknown values never pass. */
 export function severityAtLeast(severity: string, threshold: string): boolean {
   const rank = SEVERITIES.indexOf(severity as Severity);
   const minimum = SEVERITIES.indexOf(threshold as Severity);

@@ -1,7 +1,7 @@
 /**
  * SSRF guard of the outbound HTTP client (src/lib/http-client.ts). Customers choose the URLs we fetch and the
  * endpoints we call (sources, webhooks, CRM), so every connection must reach a public unicast address, and the
- * address checked must be the address connected to (STACK-NOTES "SSRF with undici"):
+ * address checked must be the address connected to (docs/stack-notes.md#ssrf-with-undici):
  * - IP literals are checked before connecting, because Node skips the `lookup` function for them;
  * - names are resolved by `createGuardedLookup`, which undici hands to `net.connect`/`tls.connect`; the socket connects
  *   to the addresses this lookup returned and checked, so a DNS answer cannot change between check and connect

@@ -1,9 +1,9 @@
 /**
  * Verification of inbound signed webhooks in the Standard Webhooks scheme, as Svix, Resend and AgentMail send them
- * (DESIGN.md §5), under the `provider-*` header names: `provider-signature` is a space-separated list of
- * `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<raw body>")>` where the key is the base64 after `whsec_`.
- * Timestamps more than 300 s away are rejected, and each `provider-id` is accepted once (the replay store is ours:
- * the scheme itself keeps no state, STACK-NOTES.md).
+ * (docs/product-rules.md#inbound-signatures), under the `provider-*` header names: `provider-signature` is a
+ * space-separated list of `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<raw body>")>` where the key is the base64
+ * after `whsec_`. Timestamps more than 300 s away are rejected, and each `provider-id` is accepted once (the replay
+ * store is ours: the scheme itself keeps no state, docs/stack-notes.md#signature-schemes).
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Knex } from "knex";

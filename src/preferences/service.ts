@@ -59,8 +59,8 @@ export class PreferenceService {
   }
 
   /**
-   * `daily` needs the plan's `daily_digest` flag (DESIGN.md §3; spec: 403 otherwise). The plan is read from the
-   * workspace row rather than the caller cached with the token, so an upgrade takes effect at once.
+   * `daily` needs the plan's `daily_digest` flag (docs/product-rules.md#plans-and-limits; 403 otherwise). The plan is
+   * read from the workspace row rather than the caller cached with the token, so an upgrade takes effect at once.
    */
   private async assertDailyDigestAllowed(): Promise<void> {
     const workspace: { plan: PlanName } | undefined = await this.knex("workspaces")

@@ -1,15 +1,19 @@
-import { accepted, callerOf, noContent, ok, type AreaHandlers } from "../http/handler.js";
+import { callerOf, type AreaHandlers } from "../http/handler.js";
 import { SourceService } from "./service.js";
 
 export const sourceHandlers: AreaHandlers = {
   updateSource: async (ctx) =>
-    ok((await new SourceService(ctx.services.knex, callerOf(ctx)).update(ctx.path.source_id, ctx.body)).toResponse()),
+    ctx.reply.ok(
+      (await new SourceService(ctx.services.knex, callerOf(ctx)).update(ctx.path.source_id, ctx.body)).toResponse(),
+    ),
 
   runSourceNow: async (ctx) =>
-    accepted(await new SourceService(ctx.services.knex, callerOf(ctx)).runNow(ctx.path.source_id, ctx.services.jobs)),
+    ctx.reply.accepted(
+      await new SourceService(ctx.services.knex, callerOf(ctx)).runNow(ctx.path.source_id, ctx.services.jobs),
+    ),
 
   deleteSource: async (ctx) => {
     await new SourceService(ctx.services.knex, callerOf(ctx)).delete(ctx.path.source_id);
-    return noContent();
+    return ctx.reply.noContent();
   },
 };

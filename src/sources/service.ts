@@ -1,6 +1,6 @@
 /**
  * Tracked URLs of competitors. A source's `normalized_url` is unique per competitor (409 on a duplicate); fetch
- * frequencies below 360 minutes need the plan's `realtime` flag (DESIGN.md §3).
+ * frequencies below 360 minutes need the plan's `realtime` flag (docs/product-rules.md#competitors-and-sources).
  */
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
@@ -61,7 +61,10 @@ export class SourceService {
     });
   }
 
-  /** PATCH semantics (DESIGN.md §7): absent or `null` leaves a field unchanged (none of them can be empty). */
+  /**
+   * PATCH semantics (docs/product-rules.md#patch-semantics): absent or `null` leaves a field unchanged (none of them
+   * can be empty).
+   */
   async update(id: string, input: SourceUpdate): Promise<Source> {
     const source = await this.get(id);
     const patch: Partial<Source> = {};

@@ -1,7 +1,7 @@
 /**
  * The workspace's suppression list (spec/digests.tsp, SuppressedEmail): addresses digest emails are not sent to.
- * Addresses are stored lowercased and compared case-insensitively; every query names the workspace (STYLE.md habit 4),
- * so one workspace never sees or removes another's rows.
+ * Addresses are stored lowercased and compared case-insensitively; every query names the workspace
+ * (docs/architecture.md#tenancy-in-the-query), so one workspace never sees or removes another's rows.
  *
  * `isSuppressed` and `suppress` are the entry points for the other areas: digest sending skips suppressed recipients,
  * and hard bounces, complaints and one-click unsubscribes add rows.

@@ -3,48 +3,41 @@
  * subscription, each with its `webhook-deliver` job, in one transaction.
  */
 import { randomUUID } from "node:crypto";
-import type { EventConsumer } from "../delivery/consumers.js";
+import type { EventChannel } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
-import { limitsOf, type PlanName } from "../workspaces/plans.js";
 import { subscriptionTakes } from "./policy.js";
 
 /**
+ * Outbound webhooks are machine integration: they need `api_access` (docs/product-rules.md#access-and-roles).
  * Idempotent: a delivery is unique per (subscription, event) and inserted ON CONFLICT DO NOTHING, and its job is queued
  * only by the insert that created it, so a retried `event-created` job queues nothing twice.
  */
-export const deliverEventToWebhooks: EventConsumer = async (deps, eventId) => {
-  await deps.knex.transaction(async (trx) => {
-    const event = await trx("events as e")
-      .join("workspaces as w", "w.id", "e.workspace_id")
-      .where("e.id", eventId)
-      .first<{ workspace_id: string; event_type: string; severity: string; plan: PlanName }>(
-        "e.workspace_id",
-        "e.event_type",
-        "e.severity",
-        "w.plan",
-      );
-    // DESIGN.md §7: outbound webhooks need `api_access` (Growth and above), judged when the event happens.
-    if (!event || !limitsOf(event.plan).api_access) return;
-
-    const subscriptions = await trx("webhook_subscriptions")
-      .where({ workspace_id: event.workspace_id })
-      .orderBy("environment")
-      .select<{ id: string; min_severity: string; event_types: string[] | null }[]>(
-        "id",
-        "min_severity",
-        "event_types",
-      );
-    for (const subscription of subscriptions) {
-      if (!subscriptionTakes(subscription, event)) continue;
-      // The job's id is chosen here and kept on the delivery: only that job may act on it (src/webhooks/deliver.ts).
-      const jobId = randomUUID();
-      const [delivery] = await trx("webhook_deliveries")
-        .insert({ subscription_id: subscription.id, event_id: eventId, job_id: jobId })
-        .onConflict(["subscription_id", "event_id"])
-        .ignore()
-        .returning("id");
-      if (!delivery) continue;
-      await deps.jobs.send(QUEUES.webhookDeliver.name, { delivery_id: delivery.id }, { id: jobId }, trx);
-    }
-  });
+export const webhookChannel: EventChannel = {
+  name: "webhooks",
+  requires: "api_access",
+  wants: (setup) => setup.webhooks,
+  consume: async (deps, event) => {
+    await deps.knex.transaction(async (trx) => {
+      const subscriptions = await trx("webhook_subscriptions")
+        .where({ workspace_id: event.workspace_id })
+        .orderBy("environment")
+        .select<{ id: string; min_severity: string; event_types: string[] | null }[]>(
+          "id",
+          "min_severity",
+          "event_types",
+        );
+      for (const subscription of subscriptions) {
+        if (!subscriptionTakes(subscription, event)) continue;
+        // The job's id is chosen here and kept on the delivery: only that job may act on it (src/webhooks/deliver.ts).
+        const jobId = randomUUID();
+        const [delivery] = await trx("webhook_deliveries")
+          .insert({ subscription_id: subscription.id, event_id: event.id, job_id: jobId })
+          .onConflict(["subscription_id", "event_id"])
+          .ignore()
+          .returning("id");
+        if (!delivery) continue;
+        await deps.jobs.send(QUEUES.webhookDeliver.name, { delivery_id: delivery.id }, { id: jobId }, trx);
+      }
+    });
+  },
 };

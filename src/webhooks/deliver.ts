@@ -1,18 +1,19 @@
 /**
- * One attempt of one outbound webhook delivery: the `webhook-deliver` job (interface spec "Outbound webhook
- * delivery", DESIGN.md §2, §5, §7).
+ * One attempt of one outbound webhook delivery: the `webhook-deliver` job
+ * (docs/product-rules.md#webhooks-and-signatures).
  *
  * Exactly one job may act on a delivery at a time: the one whose id the delivery row holds (`job_id`). Each retry is a
  * new job, queued with its `startAfter` in the transaction that records the failed attempt and hands `job_id` to it,
- * so the schedule is DESIGN.md §2's, not pg-boss's. pg-boss retries only recover a job whose worker died mid-attempt
- * (the retried job keeps its id, so it still holds the delivery and tries again: at-least-once); a duplicate or stale
- * job finds another id, or a finished delivery, and does nothing. A delivered delivery is never sent again.
+ * so the schedule is ours (docs/product-rules.md#retries-and-dead-letter), not pg-boss's. pg-boss retries only recover
+ * a job whose worker died mid-attempt (the retried job keeps its id, so it still holds the delivery and tries again:
+ * at-least-once); a duplicate or stale job finds another id, or a finished delivery, and does nothing. A delivered
+ * delivery is never sent again.
  */
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Knex } from "knex";
 import { eventSourceUrl } from "../db/sql.js";
-import type { DeliveryDeps } from "../delivery/consumers.js";
+import type { DeliveryDeps } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { enqueueEmail } from "../lib/email.js";
 import { FetchError } from "../lib/http-client.js";
@@ -29,7 +30,7 @@ export type DeliveryOutcome =
   /** Nothing to do: the delivery is gone, finished, or held by another job. */
   | "skipped";
 
-/** The body of the spec's table (interface spec "Outbound webhook delivery" item 4). */
+/** The body of docs/product-rules.md#outbound-webhooks. */
 export interface WebhookPayload {
   event_id: string;
   delivered_at: string;
@@ -83,7 +84,8 @@ export async function deliverWebhook(deps: DeliveryDeps, deliveryId: string, job
   const delivery = await loadDelivery(deps.knex, deliveryId);
   if (!delivery || delivery.status !== "pending" || delivery.job_id !== jobId) return "skipped";
 
-  // Webhooks need api_access while they are delivered too (DESIGN.md §7): a downgrade stops the pending ones.
+  // Webhooks need api_access while they are delivered too (docs/product-rules.md#access-and-roles): a downgrade stops
+  // the pending ones.
   if (!limitsOf(delivery.plan).api_access) {
     const stopped = await deps
       .knex("webhook_deliveries")
@@ -149,7 +151,8 @@ async function loadDelivery(knex: Knex, deliveryId: string): Promise<DeliveryRow
 /** One signed POST. Never throws for the receiver's failures: they are the attempt's result. */
 async function attempt(deps: DeliveryDeps, delivery: DeliveryRow): Promise<AttemptResult> {
   const attemptedAt = new Date();
-  // Fresh per attempt (DESIGN.md §5): receivers allow 300 s of skew, so a retry must not replay an old timestamp.
+  // Fresh per attempt (docs/product-rules.md#outbound-signature): receivers allow 300 s of skew, so a retry must not
+  // replay an old timestamp.
   const body = JSON.stringify(buildPayload(delivery, attemptedAt));
   const headers = {
     "content-type": "application/json",
@@ -275,8 +278,9 @@ async function recordAttempt(
 }
 
 /**
- * The dead letter (DESIGN.md §7): one email to each owner of the workspace, naming the subscription and the event,
- * queued in the transaction that marks the delivery dead, so it is sent once and only if that commits.
+ * The dead letter (docs/product-rules.md#retries-and-dead-letter): one email to each owner of the workspace, naming the
+ * subscription and the event, queued in the transaction that marks the delivery dead, so it is sent once and only if
+ * that commits.
  */
 async function notifyOwners(
   deps: DeliveryDeps,

@@ -1,6 +1,7 @@
 /**
  * The rules of outbound webhooks that need no database: which events a subscription takes, what an answer means, and
- * when the next attempt happens (DESIGN.md §2 and §7, interface spec "Outbound webhook delivery").
+ * when the next attempt happens (docs/product-rules.md#outbound-webhooks,
+ * docs/product-rules.md#retries-and-dead-letter).
  */
 import type { EventType } from "../detection/types.js";
 import { severityAtLeast } from "../lib/severity.js";
@@ -16,7 +17,10 @@ export const EVENT_TYPES: readonly EventType[] = [
 export const ENVIRONMENTS = ["staging", "production"] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
-/** A delivery attempt must be answered with a 2xx within this time to count (the issue: "2xx within 10 s"). */
+/**
+ * A delivery attempt must be answered with a 2xx within this time to count
+ * (docs/product-rules.md#retries-and-dead-letter).
+ */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 
 export function isEventType(value: string): value is EventType {
@@ -33,7 +37,7 @@ export interface SubscriptionFilter {
   event_types: string[] | null;
 }
 
-/** Thresholds are inclusive (DESIGN.md §7): an event at exactly `min_severity` is delivered. */
+/** Thresholds are inclusive (docs/product-rules.md#validation): an event at exactly `min_severity` is delivered. */
 export function subscriptionTakes(
   filter: SubscriptionFilter,
   event: { event_type: string; severity: string },
@@ -54,8 +58,8 @@ export function classifyStatus(status: number): "delivered" | "retry" | "failed"
 }
 
 /**
- * DESIGN.md §2: after failed attempt n, wait base × 2^(n−1) × (1 + j), j uniform in [0, 0.25]. `random` returns a
- * number in [0, 1) (Math.random), scaled here to the jitter range.
+ * docs/product-rules.md#retries-and-dead-letter: after failed attempt n, wait base × 2^(n−1) × (1 + j), j uniform in
+ * [0, 0.25]. `random` returns a number in [0, 1) (Math.random), scaled here to the jitter range.
  */
 export function backoffSeconds(attempt: number, baseSeconds: number, random: () => number = Math.random): number {
   const jitter = random() * 0.25;
@@ -90,10 +94,10 @@ export interface RetryPlan {
 
 /**
  * When to try again, or null when the window is over (the delivery is dead). Retries go on until
- * WEBHOOK_RETRY_WINDOW_SECONDS after the first attempt (DESIGN.md §7): a retry that would fall later is moved to the
- * window's end, so the last attempt happens at the end of the window and its failure makes the delivery dead.
- * Retry-After is a lower bound (never retry earlier than the receiver asked), but, like the backoff, never beyond the
- * window.
+ * WEBHOOK_RETRY_WINDOW_SECONDS after the first attempt (docs/product-rules.md#retries-and-dead-letter): a retry that
+ * would fall later is moved to the window's end, so the last attempt happens at the end of the window and its failure
+ * makes the delivery dead. Retry-After is a lower bound (never retry earlier than the receiver asked), but, like the
+ * backoff, never beyond the window.
  */
 export function nextAttemptAt(plan: RetryPlan): Date | null {
   const deadline = plan.firstAttemptAt.getTime() + plan.windowSeconds * 1000;

@@ -1,7 +1,7 @@
 /**
- * Outbound webhook signatures: Stripe's scheme exactly (DESIGN.md §5), so receivers verify with off-the-shelf
- * libraries: `x-ci-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, where the key is the
- * whole `whsec_…` string, as Stripe uses it (STACK-NOTES.md "Signatures").
+ * Outbound webhook signatures: Stripe's scheme exactly (docs/product-rules.md#outbound-signature), so receivers verify
+ * with off-the-shelf libraries: `x-ci-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`,
+ * where the key is the whole `whsec_…` string, as Stripe uses it (docs/stack-notes.md#signature-schemes).
  */
 import { createHmac, randomBytes } from "node:crypto";
 

@@ -1,6 +1,7 @@
 /**
- * Webhook subscriptions, created and changed by the vendor's manual onboarding (interface spec "Outbound webhook
- * delivery" item 8; DESIGN.md §2 `webhook-add` and `webhook-promote`). One subscription per workspace and environment.
+ * Webhook subscriptions, created and changed by the vendor's manual onboarding
+ * (docs/product-rules.md#outbound-webhooks; `webhook-add` and `webhook-promote` in docs/operations.md#admin-cli). One
+ * subscription per workspace and environment.
  */
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
@@ -36,7 +37,7 @@ export interface SubscriptionInput {
   workspaceId: string;
   url: string;
   environment: string;
-  /** Absent on an update: unchanged (DESIGN.md §7 "an absent field is unchanged"); absent on a create: `low`. */
+  /** Absent on an update: unchanged (docs/product-rules.md#patch-semantics); absent on a create: `low`. */
   minSeverity?: string;
   /** Comma-separated event types, or `all`. Absent on an update: unchanged; on a create: all. */
   eventTypes?: string;
@@ -82,7 +83,8 @@ export async function upsertSubscription(
 
   const workspace = await deps.knex("workspaces").where({ id: input.workspaceId }).first<{ plan: PlanName }>("plan");
   if (!workspace) throw new WebhookSubscriptionError(`no workspace ${input.workspaceId}`);
-  // DESIGN.md §7: outbound webhooks exist for machine integration, which `api_access` (Growth and above) gates.
+  // docs/product-rules.md#access-and-roles: outbound webhooks exist for machine integration, which `api_access` (Growth
+  // and above) gates.
   if (!limitsOf(workspace.plan).api_access) {
     throw new WebhookSubscriptionError(
       `workspace ${input.workspaceId} is on the ${workspace.plan} plan; webhooks need api_access (growth or enterprise)`,
@@ -161,7 +163,7 @@ function parseWebhookUrl(raw: string): URL {
     throw new WebhookSubscriptionError(`--url must be an http(s) URL, got ${url.protocol}`);
   }
   // The client sends origin and path only: credentials in the URL would be dropped silently. The signature is what
-  // authenticates a delivery (DESIGN.md §5).
+  // authenticates a delivery (docs/product-rules.md#outbound-signature).
   if (url.username || url.password) throw new WebhookSubscriptionError("--url must not contain credentials");
   if (url.href.length > MAX_URL_LENGTH) {
     throw new WebhookSubscriptionError(`--url is longer than ${MAX_URL_LENGTH} characters`);

@@ -1,18 +1,12 @@
-/** Plan catalogue and limits, exactly as DESIGN.md §3 fixes them. */
+/** Plan catalogue and limits, exactly as docs/product-rules.md#plans-and-limits fixes them. */
 
-export const PLAN_NAMES = ["free", "starter", "growth", "enterprise"] as const;
-export type PlanName = (typeof PLAN_NAMES)[number];
+import type { Plan, Schemas } from "../http/schemas.js";
 
-export interface PlanLimits {
-  competitors: number;
-  seats: number;
-  history_days: number;
-  chat_quota: number;
-  api_access: boolean;
-  daily_digest: boolean;
-  realtime: boolean;
-  slack: boolean;
-}
+export const PLAN_NAMES = ["free", "starter", "growth", "enterprise"] as const satisfies readonly Plan[];
+export type PlanName = Plan;
+export type PlanLimits = Schemas["PlanLimits"];
+/** The yes/no features of a plan (`api_access`, `realtime`, …), as opposed to its counted limits. */
+export type PlanFlag = { [K in keyof PlanLimits]: PlanLimits[K] extends boolean ? K : never }[keyof PlanLimits];
 
 export interface PlanDefinition {
   plan: PlanName;

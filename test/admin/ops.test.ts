@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Scheduler } from "../../src/jobs/scheduler.js";
-import { createCompetitor, createWorkspace, type TestMember } from "../setup/factories.js";
+import { createCompetitor, createSource, createWorkspace, type TestMember } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 
 let app: TestApp;
@@ -11,37 +11,25 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.stop());
 
-async function source(member: TestMember, competitorId: string, type: string, fields: Record<string, unknown> = {}) {
-  const url = `https://${Math.random().toString(36).slice(2)}.test/${type}`;
-  const [row] = await app.service.services
-    .knex("sources")
-    .insert({
-      competitor_id: competitorId,
-      workspace_id: member.workspaceId,
-      url,
-      normalized_url: url,
-      source_type: type,
-      ...fields,
-    })
-    .returning("id");
-  return row.id as string;
-}
-
 describe("admin operations views", () => {
   it("lists failing sources of every workspace, most recent failure first, paginated", async () => {
     const a = await createWorkspace(app);
     const b = await createWorkspace(app);
     const ca = await createCompetitor(app, a);
     const cb = await createCompetitor(app, b);
-    const older = await source(a, ca.id, "pricing", {
+    const { id: older } = await createSource(app, a, {
+      competitorId: ca.id,
+      source_type: "pricing",
       error_message: "HTTP 503 from a.test",
       last_error_at: new Date(Date.now() - 60_000),
     });
-    const newer = await source(b, cb.id, "careers", {
+    const { id: newer } = await createSource(app, b, {
+      competitorId: cb.id,
+      source_type: "careers",
       error_message: "timed out after 20 s",
       last_error_at: new Date(),
     });
-    await source(a, ca.id, "blog");
+    await createSource(app, a, { competitorId: ca.id, source_type: "blog" });
     const page = await app.http.get("/admin/sources/failures?limit=1").set("Authorization", admin.bearer).expect(200);
     expect(page.body).toMatchObject({ limit: 1, offset: 0, total: 2 });
     expect(page.body.items).toEqual([
@@ -64,7 +52,7 @@ describe("admin operations views", () => {
   it("lists jobs with their entity, state and attempts", async () => {
     const member = await createWorkspace(app);
     const competitor = await createCompetitor(app, member);
-    const sourceId = await source(member, competitor.id, "pricing");
+    const { id: sourceId } = await createSource(app, member, { competitorId: competitor.id, source_type: "pricing" });
     const run = await app.http.post(`/sources/${sourceId}/run-now`).set("Authorization", member.bearer).expect(202);
     const res = await app.http.get("/admin/jobs?limit=200").set("Authorization", admin.bearer).expect(200);
     const job = res.body.find((j: { id: string }) => j.id === run.body.job_id);

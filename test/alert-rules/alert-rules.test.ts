@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCompetitor, createWorkspace, type TestMember } from "../setup/factories.js";
+import {
+  createAlertRule,
+  createAlertRules,
+  createCompetitor,
+  createWorkspace,
+  type TestMember,
+} from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 
 let app: TestApp;
@@ -130,15 +136,10 @@ describe("creating alert rules", () => {
   it("answers 403 when the workspace already holds 100 rules", async () => {
     const member = await createWorkspace(app, { plan: "growth" });
     // The default rule plus 99 more makes 100.
-    await knex()("alert_rules").insert(
-      Array.from({ length: 99 }, () => ({
-        workspace_id: member.workspaceId,
-        name: "Medium+ changes — every competitor",
-        confidence_threshold: 0.5,
-        delivery_channels_json: JSON.stringify(["email"]),
-        frequency: "daily",
-        severity_threshold: "medium",
-      })),
+    await createAlertRules(
+      app,
+      member,
+      Array.from({ length: 99 }, () => ({ frequency: "daily" as const })),
     );
     const res = await create(member, {}).expect(403);
     expect(res.body.detail).toMatch(/at most 100 alert rules/);
@@ -282,16 +283,7 @@ describe("updating alert rules", () => {
 
   it("keeps the partner API's reserved name, by which that API finds its rule", async () => {
     const member = await createWorkspace(app, { plan: "growth" });
-    const [partner] = await knex()("alert_rules")
-      .insert({
-        workspace_id: member.workspaceId,
-        name: "__partner_default__",
-        confidence_threshold: 0.5,
-        delivery_channels_json: JSON.stringify(["email"]),
-        frequency: "immediate",
-        severity_threshold: "medium",
-      })
-      .returning("id");
+    const partner = await createAlertRule(app, member, { name: "__partner_default__", frequency: "immediate" });
     const listed = (await list(member).expect(200)).body;
     expect(listed.map((rule: { name: string }) => rule.name)).toEqual([
       "Medium+ changes — every competitor",

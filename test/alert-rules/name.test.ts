@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { alertRuleName } from "../../src/alert-rules/name.js";
 
 describe("alert rule names", () => {
-  it("names the examples of DESIGN.md §7 exactly", () => {
+  it("names the examples of docs/product-rules.md#alert-rules exactly", () => {
     expect(
       alertRuleName({ severity_threshold: "high", event_types: ["pricing_change"], competitor_name: "Acme" }),
     ).toBe("High+ pricing changes — Acme");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sendImmediateAlerts } from "../../src/alerts/consumer.js";
+import { consumeEvent } from "../../src/delivery/consumers.js";
 import { runAdminCommand } from "../../src/cli/admin.js";
 import { DEAD_LETTER_QUEUE, QUEUES } from "../../src/jobs/queues.js";
 import { suppress } from "../../src/suppressions/service.js";
@@ -7,8 +7,10 @@ import type { PlanName } from "../../src/workspaces/plans.js";
 import { FakeSlack } from "../fakes/slack.js";
 import {
   addMember,
+  createAlertDelivery,
   createCompetitor,
   createEvent,
+  createSource,
   createWorkspace,
   type EventFields,
   type TestMember,
@@ -30,7 +32,7 @@ afterAll(async () => {
 });
 
 const knex = () => app.service.services.knex;
-const consume = (eventId: string) => sendImmediateAlerts(app.service.services, eventId);
+const consume = (eventId: string) => consumeEvent(app.service.services, eventId);
 
 interface Team {
   owner: TestMember;
@@ -60,15 +62,11 @@ async function createRule(member: TestMember, body: Record<string, unknown>): Pr
 }
 
 async function pricingSource(t: Team): Promise<string> {
-  const [source] = await knex()("sources")
-    .insert({
-      competitor_id: t.competitor.id,
-      workspace_id: t.owner.workspaceId,
-      url: "https://acme.com/pricing",
-      normalized_url: "https://acme.com/pricing",
-      source_type: "pricing",
-    })
-    .returning("id");
+  const source = await createSource(app, t.owner, {
+    competitorId: t.competitor.id,
+    url: "https://acme.com/pricing",
+    source_type: "pricing",
+  });
   return source.id;
 }
 
@@ -300,9 +298,7 @@ describe("immediate alerts", () => {
   it("mark Slack failed, and dead-letter the job, when its last retry fails", async () => {
     const t = await team();
     const { id } = await event(t);
-    const [row] = await knex()("alert_deliveries")
-      .insert({ event_id: id, channel: "slack", recipient: "slack", status: "queued" })
-      .returning("id");
+    const row = await createAlertDelivery(app, { eventId: id, channel: "slack", status: "queued" });
     t.slack.failNext({ status: 503, body: "service_unavailable" });
     const jobId = await app.service.services.jobs.send(
       QUEUES.alertSlack.name,

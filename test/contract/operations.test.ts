@@ -1,6 +1,6 @@
 /**
- * The contract covers the interface specification, every operation has exactly one of a handler or a pending entry,
- * and generated/ matches spec/.
+ * The contract covers every operation of the product's interface (listed below), every operation has exactly one of a
+ * handler or a pending entry, and generated/ matches spec/.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -8,7 +8,10 @@ import { buildContract } from "../../scripts/build-spec.js";
 import { contractOperations } from "../../src/contract.js";
 import { HANDLERS, PENDING } from "../../src/handlers.js";
 
-/** Every operation of interface-spec.md's endpoint tables (plus the two documentation endpoints): method, path, success status. */
+/**
+ * Every operation of the product's interface, 89 in all, including the two documentation endpoints: method, path and
+ * success status. This list is the reference the contract must keep covering.
+ */
 const SPECIFIED = `
 GET /admin/demo-workspace 200
 POST /admin/demo-workspace 200
@@ -107,7 +110,7 @@ GET /docs 200
     return { method: method!.toLowerCase(), path: path!, status: status! };
   });
 
-/** Public operations of DESIGN.md §4 (plus the unsubscribe extension of §7). */
+/** Public operations (docs/product-rules.md#public-operations), the one-click unsubscribe included. */
 const PUBLIC = new Set([
   "GET /health",
   "GET /openapi.json",
@@ -130,7 +133,7 @@ const PUBLIC = new Set([
 const document = JSON.parse(readFileSync("generated/openapi.json", "utf8"));
 
 describe("the contract", () => {
-  it("lists the 89 operations of the interface specification", () => {
+  it("lists the 89 operations of the product's interface", () => {
     expect(SPECIFIED).toHaveLength(89);
   });
 

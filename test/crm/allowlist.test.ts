@@ -1,12 +1,13 @@
 /**
- * Issue 4: "Read-only outside those fields and the note … a test proves no request ever carries stage, owner, amount
- * or close date". Several events go the whole way (the `event-created` job, the CRM consumer, the worker's syncs, the
- * daily rollup) through both fake CRMs, whose records do hold those fields; then every recorded request — path, query,
- * headers, every key and value of its body, and the decoded note content — is searched for them.
+ * docs/product-rules.md#read-only-allowlist: read-only outside those fields and the note, and a test proves no request
+ * ever carries stage, owner, amount or close date. Several events go the whole way (the `event-created` job, the CRM
+ * consumer, the worker's syncs, the daily rollup) through both fake CRMs, whose records do hold those fields; then
+ * every recorded request — path, query, headers, every key and value of its body, and the decoded note content — is
+ * searched for them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueDueCrmRollups } from "../../src/crm/rollup.js";
-import type { DeliveryDeps } from "../../src/delivery/consumers.js";
+import type { DeliveryDeps } from "../../src/delivery/types.js";
 import { QUEUES } from "../../src/jobs/queues.js";
 import type { RecordedRequest } from "../fakes/crm-server.js";
 import { FakeHubSpot } from "../fakes/hubspot.js";

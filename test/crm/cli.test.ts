@@ -1,4 +1,7 @@
-/** `npm run admin -- crm-connect` and `crm-status` (DESIGN.md §2): validation, upsert, re-activation, no token shown. */
+/**
+ * `npm run admin -- crm-connect` and `crm-status` (docs/operations.md#admin-cli): validation, upsert, re-activation, no
+ * token shown.
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/cli/admin.js";
 import { connectCrm } from "../../src/crm/connections.js";

@@ -1,9 +1,9 @@
 /** Set-up shared by the CRM tests: a Growth workspace tracking a competitor, connected with the admin CLI. */
 import { runAdminCommand } from "../../src/cli/admin.js";
 import type { ConnectionView } from "../../src/crm/connections.js";
-import type { DeliveryDeps } from "../../src/delivery/consumers.js";
+import type { DeliveryDeps } from "../../src/delivery/types.js";
 import type { PlanName } from "../../src/workspaces/plans.js";
-import { createCompetitor, createEvent, createWorkspace, type TestMember } from "../setup/factories.js";
+import { createCompetitor, createEvent, createSource, createWorkspace, type TestMember } from "../setup/factories.js";
 import type { TestApp } from "../setup/test-app.js";
 import { waitFor } from "../setup/wait.js";
 
@@ -38,18 +38,12 @@ export async function addSource(
   owner: TestMember,
   competitor: { id: string; domain: string },
 ): Promise<{ sourceId: string; sourceUrl: string }> {
-  const sourceUrl = `https://${competitor.domain}/pricing`;
-  const [source] = await app.service.services
-    .knex("sources")
-    .insert({
-      competitor_id: competitor.id,
-      workspace_id: owner.workspaceId,
-      url: sourceUrl,
-      normalized_url: sourceUrl,
-      source_type: "pricing",
-    })
-    .returning("id");
-  return { sourceId: source.id, sourceUrl };
+  const source = await createSource(app, owner, {
+    competitorId: competitor.id,
+    url: `https://${competitor.domain}/pricing`,
+    source_type: "pricing",
+  });
+  return { sourceId: source.id, sourceUrl: source.url };
 }
 
 export async function connect(

@@ -4,12 +4,12 @@
  * pg-boss's backoff is observable within a test.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queueCrmSyncs } from "../../src/crm/consumer.js";
+import { consumeEvent } from "../../src/delivery/consumers.js";
 import { enqueueDueCrmRollups, runCrmRollup } from "../../src/crm/rollup.js";
 import { runCrmSync } from "../../src/crm/sync.js";
-import type { DeliveryDeps } from "../../src/delivery/consumers.js";
+import type { DeliveryDeps } from "../../src/delivery/types.js";
 import { FakeHubSpot } from "../fakes/hubspot.js";
-import { createCompetitor } from "../setup/factories.js";
+import { createCompetitor, createCrmSync } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 import { waitFor } from "../setup/wait.js";
 import {
@@ -60,7 +60,7 @@ describe("HubSpot write-back", () => {
       detected_at: new Date("2026-11-20T23:30:00.000Z"),
     });
 
-    await queueCrmSyncs(deps, event.id);
+    await consumeEvent(deps, event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const requests = hs.requests.filter(
@@ -133,7 +133,7 @@ describe("HubSpot write-back", () => {
     const event = await newEvent(app, setup);
     hs.pageSize = 1;
     try {
-      await queueCrmSyncs(deps, event.id);
+      await consumeEvent(deps, event.id);
       await settled(app, connection.id, event.id, "done");
     } finally {
       hs.pageSize = 100;
@@ -172,7 +172,7 @@ describe("HubSpot write-back", () => {
     const event = await newEvent(app, setup);
     hs.pageSize = 2;
     try {
-      await queueCrmSyncs(deps, event.id);
+      await consumeEvent(deps, event.id);
       await settled(app, connection.id, event.id, "done");
     } finally {
       hs.pageSize = 100;
@@ -193,7 +193,7 @@ describe("HubSpot write-back", () => {
     const connection = await connect(app, setup, "hubspot", hs, { [setup.competitor.id]: { account_ids: [company] } });
     const medium = await newEvent(app, setup, { severity: "medium" });
     const high = await newEvent(app, setup, { severity: "high" });
-    for (const event of [medium, high]) await queueCrmSyncs(deps, event.id);
+    for (const event of [medium, high]) await consumeEvent(deps, event.id);
 
     // The default threshold is high.
     expect(await syncOf(app, connection.id, medium.id)).toBeUndefined();
@@ -209,7 +209,7 @@ describe("HubSpot write-back", () => {
     const connection = await connect(app, setup, "hubspot", hs, { [setup.competitor.id]: { account_ids: [company] } });
     await admin(app, "set-plan", setup.owner.workspaceId, "free");
     const event = await newEvent(app, setup);
-    await queueCrmSyncs(deps, event.id);
+    await consumeEvent(deps, event.id);
 
     expect(await syncOf(app, connection.id, event.id)).toBeUndefined();
     expect(dealSearchesFor(company)).toEqual([]);
@@ -222,9 +222,9 @@ describe("HubSpot write-back", () => {
     const connection = await connect(app, setup, "hubspot", hs, { [setup.competitor.id]: { account_ids: [company] } });
     const event = await newEvent(app, setup);
 
-    await Promise.all([queueCrmSyncs(deps, event.id), queueCrmSyncs(deps, event.id)]);
+    await Promise.all([consumeEvent(deps, event.id), consumeEvent(deps, event.id)]);
     const sync = await settled(app, connection.id, event.id, "done");
-    await queueCrmSyncs(deps, event.id);
+    await consumeEvent(deps, event.id);
     expect(await runCrmSync(deps, sync.id)).toBe("skipped");
 
     expect(await knex()("crm_syncs").where({ event_id: event.id }).select("id")).toHaveLength(1);
@@ -246,7 +246,7 @@ describe("HubSpot write-back", () => {
       mapping,
     );
     const event = await newEvent(app, setup);
-    await queueCrmSyncs(deps, event.id);
+    await consumeEvent(deps, event.id);
 
     const reason =
       "HubSpot rejected the token (401 INVALID_AUTHENTICATION: Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview)";
@@ -256,9 +256,7 @@ describe("HubSpot write-back", () => {
 
     // A sync queued before the 401 (inserted here as the consumer did) stops without calling HubSpot.
     const second = await newEvent(app, setup, { title: "Acme dropped the Team plan" });
-    const [queued] = await knex()("crm_syncs")
-      .insert({ connection_id: connection.id, event_id: second.id })
-      .returning("id");
+    const queued = await createCrmSync(app, { connectionId: connection.id, eventId: second.id });
     expect(await runCrmSync(deps, queued.id)).toBe("stopped");
     expect(await knex()("crm_syncs").where({ id: queued.id }).first()).toMatchObject({
       status: "stopped",
@@ -307,7 +305,7 @@ describe("HubSpot write-back", () => {
       },
     );
 
-    await queueCrmSyncs(deps, event.id);
+    await consumeEvent(deps, event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const firstNotes = hs
@@ -350,7 +348,7 @@ describe("HubSpot write-back", () => {
     hs.dealProperties.add("competitor_move_date");
     const event = await newEvent(app, setup);
 
-    await queueCrmSyncs(deps, event.id);
+    await consumeEvent(deps, event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const writes = await writesOf(app, sync.id);

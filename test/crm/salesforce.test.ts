@@ -4,10 +4,10 @@
  * pg-boss's backoff is observable within a test.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queueCrmSyncs } from "../../src/crm/consumer.js";
+import { consumeEvent } from "../../src/delivery/consumers.js";
 import { enqueueDueCrmRollups, runCrmRollup } from "../../src/crm/rollup.js";
 import { runCrmSync } from "../../src/crm/sync.js";
-import type { DeliveryDeps } from "../../src/delivery/consumers.js";
+import type { DeliveryDeps } from "../../src/delivery/types.js";
 import { FakeSalesforce } from "../fakes/salesforce.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 import { waitFor } from "../setup/wait.js";
@@ -64,7 +64,7 @@ describe("Salesforce write-back", () => {
       detected_at: new Date("2026-11-20T23:30:00.000Z"),
     });
 
-    await queueCrmSyncs(deps, event.id);
+    await consumeEvent(deps, event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const requests = about([account, open, closed]);
@@ -130,7 +130,7 @@ describe("Salesforce write-back", () => {
     const event = await newEvent(app, setup);
     sf.pageSize = 1;
     try {
-      await queueCrmSyncs(deps, event.id);
+      await consumeEvent(deps, event.id);
       await settled(app, connection.id, event.id, "done");
     } finally {
       sf.pageSize = 2000;
@@ -158,7 +158,7 @@ describe("Salesforce write-back", () => {
     const connection = await connect(app, setup, "salesforce", sf, { [setup.competitor.id]: { view_id: view } });
     const event = await newEvent(app, setup);
 
-    await queueCrmSyncs(deps, event.id);
+    await consumeEvent(deps, event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const [listView] = sf.requestsTo({ path: `${API}/sobjects/Account/listviews/${view}/results` });
@@ -181,7 +181,7 @@ describe("Salesforce write-back", () => {
     const low = await newEvent(app, setup, { severity: "low" });
     const medium = await newEvent(app, setup, { severity: "medium" });
     const critical = await newEvent(app, setup, { severity: "critical" });
-    for (const event of [low, medium, critical]) await queueCrmSyncs(deps, event.id);
+    for (const event of [low, medium, critical]) await consumeEvent(deps, event.id);
 
     expect(await syncOf(app, connection.id, low.id)).toBeUndefined();
     await settled(app, connection.id, medium.id, "done");
@@ -204,7 +204,7 @@ describe("Salesforce write-back", () => {
     });
     await admin(app, "set-plan", setup.owner.workspaceId, "starter");
     const event = await newEvent(app, setup);
-    await queueCrmSyncs(deps, event.id);
+    await consumeEvent(deps, event.id);
 
     expect(await syncOf(app, connection.id, event.id)).toBeUndefined();
     expect(about([account])).toEqual([]);
@@ -219,9 +219,9 @@ describe("Salesforce write-back", () => {
     });
     const event = await newEvent(app, setup);
 
-    await Promise.all([queueCrmSyncs(deps, event.id), queueCrmSyncs(deps, event.id)]);
+    await Promise.all([consumeEvent(deps, event.id), consumeEvent(deps, event.id)]);
     const sync = await settled(app, connection.id, event.id, "done");
-    await queueCrmSyncs(deps, event.id);
+    await consumeEvent(deps, event.id);
     expect(await runCrmSync(deps, sync.id)).toBe("skipped");
 
     expect(await knex()("crm_syncs").where({ event_id: event.id }).select("id")).toHaveLength(1);
@@ -242,7 +242,7 @@ describe("Salesforce write-back", () => {
     );
     const event = await newEvent(app, setup);
 
-    await queueCrmSyncs(deps, event.id);
+    await consumeEvent(deps, event.id);
     const sync = await settled(app, connection.id, event.id, "stopped");
     const reason = "Salesforce rejected the token (401 INVALID_SESSION_ID: Session expired or invalid)";
     expect(sync.last_error).toBe(reason);
@@ -255,7 +255,7 @@ describe("Salesforce write-back", () => {
 
     // An errored connection takes no new syncs: no request reaches Salesforce.
     const later = await newEvent(app, setup);
-    await queueCrmSyncs(deps, later.id);
+    await consumeEvent(deps, later.id);
     expect(await syncOf(app, connection.id, later.id)).toBeUndefined();
     expect(about([account])).toHaveLength(1);
 
@@ -263,7 +263,7 @@ describe("Salesforce write-back", () => {
     const fixed = await connect(app, setup, "salesforce", sf, mapping);
     expect(fixed).toMatchObject({ id: connection.id, status: "active", last_error: null, errored_at: null });
     const next = await newEvent(app, setup);
-    await queueCrmSyncs(deps, next.id);
+    await consumeEvent(deps, next.id);
     await settled(app, connection.id, next.id, "done");
   });
 
@@ -285,7 +285,7 @@ describe("Salesforce write-back", () => {
       { status: 500, body: [{ message: "An unexpected error occurred.", errorCode: "UNKNOWN_EXCEPTION" }] },
     );
 
-    await queueCrmSyncs(deps, event.id);
+    await consumeEvent(deps, event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const firstPatches = sf.requestsTo({ method: "PATCH", path: `${API}/sobjects/Opportunity/${first}` });
@@ -315,7 +315,7 @@ describe("Salesforce write-back", () => {
     );
     const event = await newEvent(app, setup);
 
-    await queueCrmSyncs(deps, event.id);
+    await consumeEvent(deps, event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const failure = `Salesforce refused PATCH ${API}/sobjects/Opportunity/${b}: 404 NOT_FOUND: The requested resource does not exist`;

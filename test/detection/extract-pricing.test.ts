@@ -7,7 +7,7 @@ import type { PricingPlan } from "../../src/detection/types.js";
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/sites/${name}`, import.meta.url), "utf8");
 const html = (body: string, url = "https://www.heliolytics.io/pricing") =>
   extract(body, { url, contentType: "text/html; charset=utf-8", fetchMethod: "http" });
-/** The fields the issue fixes, in page order. */
+/** The plan fields of docs/product-rules.md#extraction, in page order. */
 const summary = (plans: PricingPlan[]) =>
   plans.map(({ name, amount, currency, period, is_free, origin }) => ({
     name,

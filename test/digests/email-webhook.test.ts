@@ -1,6 +1,7 @@
 /**
  * `POST /digests/webhooks/email`: requests signed with the `standardwebhooks` package (a library this project did not
- * write), every 401 case of DESIGN.md §5, and the delivery updates and suppressions each event type causes.
+ * write), every 401 case of docs/product-rules.md#inbound-signatures, and the delivery updates and suppressions each
+ * event type causes.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { Webhook } from "standardwebhooks";

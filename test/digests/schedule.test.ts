@@ -1,5 +1,5 @@
 /**
- * Scheduled digests (DESIGN.md §7 "Digests"): runs at `daily_hour_utc` / `weekly_dow`, generation per eligible
+ * Scheduled digests (docs/product-rules.md#schedule): runs at `daily_hour_utc` / `weekly_dow`, generation per eligible
  * workspace, and per-member delivery at each member's local hour, once per digest per member, whatever the number of
  * ticks or schedulers. The tick's clock is moved to January 2030 so the service's own (real-time) ticks never make
  * these digests due; the service's worker runs the jobs, as in production.
@@ -213,16 +213,22 @@ describe("scheduled digests", () => {
     expect(mails[0].subject).toMatch(/^Daily digest for /);
   });
 
-  it("gives a member only the latest digest of their frequency: a newer one supersedes one not yet due", async () => {
-    // The Wednesday 12:00 tick above queued Wednesday's run; Thursday's run comes before the owner's next 08:00.
+  it("gives a member only the latest digest of their frequency: a newer one supersedes one not yet sent", async () => {
+    // Wednesday's daily digest exists (the Wednesday ticks above queued its run). Thursday's run is generated; only
+    // then does a new member join, so both digests exist when the member's first digest is due at 08:00 UTC.
     await tickAt("2030-01-10T00:10:00Z");
     await waitFor(() => digestOf(growth.owner.workspaceId, "daily:2030-01-10"), JOB_WAIT_MS, "Thursday's digest");
+    expect(await digestOf(growth.owner.workspaceId, "daily:2030-01-09")).toBeDefined();
+    const late = await addMember(app, growth.owner.workspaceId);
+    await setSchedule(late, { digest_frequency: "daily", digest_hour_local: 8, digest_timezone: "UTC" });
+
+    await tickAt("2030-01-10T07:59:00Z");
     await tickAt("2030-01-10T08:00:00Z");
     await waitFor(
-      async () => (await deliveriesOf(growth.owner.workspaceId, "daily:2030-01-10"))[growth.owner.email] === "sent",
+      async () => (await deliveriesOf(growth.owner.workspaceId, "daily:2030-01-10"))[late.email] === "sent",
       JOB_WAIT_MS,
     );
-    expect(await deliveriesOf(growth.owner.workspaceId, "daily:2030-01-09")).toEqual({});
-    expect(await knex()("email_outbox").where({ to_address: growth.owner.email })).toHaveLength(2);
+    expect((await deliveriesOf(growth.owner.workspaceId, "daily:2030-01-09"))[late.email]).toBeUndefined();
+    expect(await knex()("email_outbox").where({ to_address: late.email })).toHaveLength(1);
   }, 60_000);
 });

@@ -1,12 +1,12 @@
 /**
- * Digest mail through the real transports of DESIGN.md §2: SMTP (nodemailer) to an SMTP sink on 127.0.0.1, and an
- * HTTP provider speaking Resend's API. Asserts what a mail client receives: multipart text + HTML, the RFC 8058
- * headers, and the provider's message id kept for the delivery webhook.
+ * Digest mail through the real transports of `EMAIL_TRANSPORT` (docs/operations.md#environment-variables): SMTP
+ * (nodemailer) to an SMTP sink on 127.0.0.1, and an HTTP provider speaking Resend's API. Asserts what a mail client
+ * receives: multipart text + HTML, the RFC 8058 headers, and the provider's message id kept for the delivery webhook.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sendImmediateAlerts } from "../../src/alerts/consumer.js";
+import { consumeEvent } from "../../src/delivery/consumers.js";
 import { mailHeader, mailPart, SmtpSink } from "../fakes/smtp-sink.js";
 import { addMember, createCompetitor, createEvent, createWorkspace } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
@@ -124,7 +124,7 @@ describe("immediate alert emails over SMTP", () => {
       .send({ frequency: "immediate", severity_threshold: "low" })
       .expect(201);
     const event = await createEvent(smtpApp, owner, { competitorId: acme.id, severity: "high" });
-    await sendImmediateAlerts(smtpApp.service.services, event.id);
+    await consumeEvent(smtpApp.service.services, event.id);
 
     const rows = () =>
       smtpApp.service.services.knex("alert_deliveries").where({ event_id: event.id, channel: "email" });

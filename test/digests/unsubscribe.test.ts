@@ -1,6 +1,6 @@
 /**
- * One-click unsubscribe (RFC 8058, DESIGN.md §7): the link of a real digest mail, the confirmation page, the POST a
- * mail client sends, and the 404/422 answers for bad tokens.
+ * One-click unsubscribe (RFC 8058, docs/product-rules.md#one-click-unsubscribe): the link of a real digest mail, the
+ * confirmation page, the POST a mail client sends, and the 404/422 answers for bad tokens.
  */
 import { createHmac, createSecretKey } from "node:crypto";
 import { SignJWT } from "jose";

@@ -1,8 +1,8 @@
 /**
  * What the fake CRMs (test/fakes/salesforce.ts, test/fakes/hubspot.ts) share: a real HTTP server on 127.0.0.1 that
  * checks `Authorization: Bearer <token>`, records every request (method, path, query, headers, parsed body), and
- * answers scripted failures before its normal behaviour (DESIGN.md §6: providers are fake servers speaking their
- * real wire format; tests assert on the recorded requests).
+ * answers scripted failures before its normal behaviour (docs/architecture.md#external-systems: providers are fake
+ * servers speaking their real wire format; tests assert on the recorded requests).
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

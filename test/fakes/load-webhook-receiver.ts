@@ -1,8 +1,9 @@
 /**
  * A customer's webhook endpoint on 127.0.0.1 for load: thousands of deliveries, each recorded with what it was
- * answered. It can fail every other request with a 503 (the load test of issue 4: "a receiver failing half its
- * requests") and hold its answers, so that a test can be sure deliveries are in flight when it kills a worker.
- * Used by test/webhooks/load.test.ts and bench/webhooks.ts; test/fakes/webhook-receiver.ts scripts single requests.
+ * answered. It can fail every other request with a 503 (the load test of
+ * docs/architecture.md#performance-targets: a receiver failing half its requests) and hold its answers, so that a test
+ * can be sure deliveries are in flight when it kills a worker. Used by test/webhooks/load.test.ts and
+ * bench/webhooks.ts; test/fakes/webhook-receiver.ts scripts single requests.
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,8 +1,8 @@
 /**
- * A Slack incoming webhook on 127.0.0.1 (DESIGN.md §6: providers are fake servers speaking their real wire format).
- * Like hooks.slack.com it takes `POST /services/T…/B…/…` with a JSON body holding `text` or `blocks`, answers
- * `200 ok` in plain text, and refuses with Slack's own error strings (`400 invalid_payload`, `400 no_text`,
- * `404 no_service`). It records every request, and answers with queued failures first when a test asks.
+ * A Slack incoming webhook on 127.0.0.1 (docs/architecture.md#external-systems: providers are fake servers speaking
+ * their real wire format). Like hooks.slack.com it takes `POST /services/T…/B…/…` with a JSON body holding `text` or
+ * `blocks`, answers `200 ok` in plain text, and refuses with Slack's own error strings (`400 invalid_payload`,
+ * `400 no_text`, `404 no_service`). It records every request, and answers with queued failures first when a test asks.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

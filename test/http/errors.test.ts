@@ -84,7 +84,7 @@ describe("error envelopes", () => {
   });
 });
 
-describe("access rules (DESIGN.md §4, §7)", () => {
+describe("access rules (docs/product-rules.md#access-and-roles)", () => {
   it("answers 401 before anything else on authenticated operations", async () => {
     await app.http.get("/admin/jobs").expect(401);
     await app.http.post("/competitors").send({ bad: true }).expect(401);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdminCommand } from "../../src/cli/admin.js";
 import { scheduledTasks } from "../../src/jobs/scheduled-tasks.js";
 import { Scheduler } from "../../src/jobs/scheduler.js";
-import { createCompetitor, createWorkspace } from "../setup/factories.js";
+import { createCompetitor, createSource, createWorkspace, type SourceFields } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 
 let app: TestApp;
@@ -15,19 +15,15 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.stop());
 
-async function source(competitorId: string, workspaceId: string, url: string, fields: Record<string, unknown> = {}) {
-  const [row] = await app.service.services
-    .knex("sources")
-    .insert({
-      competitor_id: competitorId,
-      workspace_id: workspaceId,
-      url,
-      normalized_url: url,
-      source_type: "pricing",
-      ...fields,
-    })
-    .returning("id");
-  return row.id as string;
+/** A pricing source at `url` (the host decides the spacing); its id. */
+async function source(
+  competitorId: string,
+  workspaceId: string,
+  url: string,
+  fields: Omit<SourceFields, "competitorId" | "url"> = {},
+): Promise<string> {
+  const row = await createSource(app, { workspaceId }, { competitorId, url, source_type: "pricing", ...fields });
+  return row.id;
 }
 
 const queued = (sourceId: string) =>

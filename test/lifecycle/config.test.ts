@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from "../../src/config.js";
 const dataDir = () => mkdtempSync(path.join(tmpdir(), "rivalscope-config-"));
 const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: dataDir(), ...env });
 
-describe("config (DESIGN.md §2)", () => {
+describe("config (docs/operations.md#environment-variables)", () => {
   it("has the documented defaults", () => {
     const config = load({});
     expect(config).toMatchObject({

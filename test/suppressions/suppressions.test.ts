@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isSuppressed, suppress } from "../../src/suppressions/service.js";
-import { addMember, createWorkspace, type TestMember } from "../setup/factories.js";
+import { addMember, createSuppressions, createWorkspace, type TestMember } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 
 let app: TestApp;
@@ -58,11 +58,10 @@ describe("suppressions API", () => {
 
   it("lists the most recently suppressed first", async () => {
     const member = await createWorkspace(app);
-    const knex = app.service.services.knex;
-    await knex("suppressed_emails").insert([
-      { workspace_id: member.workspaceId, email: "old@example.com", reason: "manual", suppressed_at: "2026-01-01Z" },
-      { workspace_id: member.workspaceId, email: "new@example.com", reason: "bounce", suppressed_at: "2026-03-01Z" },
-      { workspace_id: member.workspaceId, email: "mid@example.com", reason: "manual", suppressed_at: "2026-02-01Z" },
+    await createSuppressions(app, member, [
+      { email: "old@example.com", reason: "manual", suppressed_at: "2026-01-01Z" },
+      { email: "new@example.com", reason: "bounce", suppressed_at: "2026-03-01Z" },
+      { email: "mid@example.com", reason: "manual", suppressed_at: "2026-02-01Z" },
     ]);
     const res = await list(member).expect(200);
     expect(res.body.map((s: { email: string }) => s.email)).toEqual([
@@ -76,13 +75,14 @@ describe("suppressions API", () => {
   it("lists at most the 1000 most recent addresses", async () => {
     const member = await createWorkspace(app);
     const base = Date.parse("2026-01-01T00:00:00Z");
-    const rows = Array.from({ length: 1001 }, (_, i) => ({
-      workspace_id: member.workspaceId,
-      email: `user${i}@example.com`,
-      reason: "manual",
-      suppressed_at: new Date(base + i * 1000),
-    }));
-    await app.service.services.knex.batchInsert("suppressed_emails", rows, 500);
+    await createSuppressions(
+      app,
+      member,
+      Array.from({ length: 1001 }, (_, i) => ({
+        email: `user${i}@example.com`,
+        suppressed_at: new Date(base + i * 1000),
+      })),
+    );
     const res = await list(member).expect(200);
     expect(res.body).toHaveLength(1000);
     expect(res.body[0].email).toBe("user1000@example.com");

@@ -1,18 +1,27 @@
 /**
  * Outbound webhooks end to end: subscriptions made with the admin CLI, events handed to the webhook consumer (or to
  * the `event-created` job), deliveries made by the real worker to a real receiver on 127.0.0.1 that fails on demand.
- * Backoff base 1 s and a 4 s window make DESIGN.md §2's schedule observable within a test.
+ * Backoff base 1 s and a 4 s window make the schedule of docs/product-rules.md#retries-and-dead-letter observable
+ * within a test.
  */
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdminCommand } from "../../src/cli/admin.js";
-import type { DeliveryDeps } from "../../src/delivery/consumers.js";
-import { deliverEventToWebhooks } from "../../src/webhooks/consumer.js";
+import type { DeliveryDeps } from "../../src/delivery/types.js";
+import { consumeEvent } from "../../src/delivery/consumers.js";
 import { deliverWebhook, type WebhookPayload } from "../../src/webhooks/deliver.js";
 import type { WebhookSubscription } from "../../src/webhooks/subscriptions.js";
 import { WebhookReceiver, type ReceivedRequest } from "../fakes/webhook-receiver.js";
-import { addMember, createCompetitor, createEvent, createWorkspace, type TestMember } from "../setup/factories.js";
+import {
+  addMember,
+  createCompetitor,
+  createEvent,
+  createSource,
+  createWebhookDelivery,
+  createWorkspace,
+  type TestMember,
+} from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 import { waitFor } from "../setup/wait.js";
 
@@ -51,16 +60,11 @@ let pathCounter = 0;
 async function subscribed(flags: string[] = []): Promise<Setup> {
   const owner = await createWorkspace(app, { plan: "growth" });
   const competitor = await createCompetitor(app, owner, { name: "Acme", domain: "acme.com" });
-  const sourceUrl = "https://acme.com/pricing";
-  const [source] = await knex()("sources")
-    .insert({
-      competitor_id: competitor.id,
-      workspace_id: owner.workspaceId,
-      url: sourceUrl,
-      normalized_url: sourceUrl,
-      source_type: "pricing",
-    })
-    .returning("id");
+  const { id: sourceId, url: sourceUrl } = await createSource(app, owner, {
+    competitorId: competitor.id,
+    url: "https://acme.com/pricing",
+    source_type: "pricing",
+  });
   const path = `/hooks/${++pathCounter}`;
   const subscription = (await admin(
     "webhook-add",
@@ -71,7 +75,7 @@ async function subscribed(flags: string[] = []): Promise<Setup> {
     "production",
     ...flags,
   )) as WebhookSubscription;
-  return { owner, competitor, sourceUrl, sourceId: source.id, path, subscription };
+  return { owner, competitor, sourceUrl, sourceId, path, subscription };
 }
 
 async function newEvent(setup: Setup, fields: { severity?: string; event_type?: string; title?: string } = {}) {
@@ -99,7 +103,10 @@ async function attemptsOf(deliveryId: string) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Verifies the request's signature with Stripe's own library (DESIGN.md §5) and returns the parsed body. */
+/**
+ * Verifies the request's signature with Stripe's own library (docs/product-rules.md#outbound-signature) and returns the
+ * parsed body.
+ */
 function verified(request: ReceivedRequest, secret: string): WebhookPayload {
   return Stripe.webhooks.constructEvent(
     request.rawBody,
@@ -122,7 +129,7 @@ describe("delivery", () => {
       confidence_score: 0.85,
       detected_at: detectedAt,
     });
-    await deliverEventToWebhooks(deps, event.id);
+    await consumeEvent(deps, event.id);
 
     const delivery = await settled(setup.subscription.id, event.id, "delivered");
     const requests = receiver.requestsTo(setup.path);
@@ -171,7 +178,7 @@ describe("delivery", () => {
     const setup = await subscribed();
     receiver.otherwise(setup.path, { status: 410 });
     const event = await newEvent(setup);
-    await deliverEventToWebhooks(deps, event.id);
+    await consumeEvent(deps, event.id);
 
     const delivery = await settled(setup.subscription.id, event.id, "failed");
     expect(delivery).toMatchObject({ attempts: 1, last_status: 410, last_error: "HTTP 410", next_attempt_at: null });
@@ -184,7 +191,7 @@ describe("delivery", () => {
     const setup = await subscribed();
     receiver.script(setup.path, { status: 429, headers: { "retry-after": "2" } });
     const event = await newEvent(setup);
-    await deliverEventToWebhooks(deps, event.id);
+    await consumeEvent(deps, event.id);
 
     await settled(setup.subscription.id, event.id, "delivered");
     const [first, second] = receiver.requestsTo(setup.path) as [ReceivedRequest, ReceivedRequest];
@@ -196,7 +203,7 @@ describe("delivery", () => {
     const setup = await subscribed();
     receiver.script(setup.path, "drop");
     const event = await newEvent(setup);
-    await deliverEventToWebhooks(deps, event.id);
+    await consumeEvent(deps, event.id);
 
     const delivery = await settled(setup.subscription.id, event.id, "delivered");
     const attempts = await attemptsOf(delivery.id);
@@ -211,7 +218,7 @@ describe("delivery", () => {
     const member = await addMember(app, setup.owner.workspaceId, { role: "member" });
     receiver.otherwise(setup.path, { status: 503 });
     const event = await newEvent(setup, { title: "Acme removed its Free plan" });
-    await deliverEventToWebhooks(deps, event.id);
+    await consumeEvent(deps, event.id);
 
     const delivery = await settled(setup.subscription.id, event.id, "dead", 20_000);
     const requests = receiver.requestsTo(setup.path);
@@ -252,7 +259,7 @@ describe("which events are delivered", () => {
       highHiring: await newEvent(setup, { severity: "high", event_type: "hiring_change" }),
       criticalProduct: await newEvent(setup, { severity: "critical", event_type: "product_change" }),
     };
-    for (const event of Object.values(events)) await deliverEventToWebhooks(deps, event.id);
+    for (const event of Object.values(events)) await consumeEvent(deps, event.id);
 
     const deliveries = await knex()("webhook_deliveries").where({ subscription_id: setup.subscription.id });
     expect(deliveries.map((d) => d.event_id).sort()).toEqual(
@@ -280,7 +287,7 @@ describe("which events are delivered", () => {
       "staging",
     )) as WebhookSubscription;
     const event = await newEvent(setup);
-    await deliverEventToWebhooks(deps, event.id);
+    await consumeEvent(deps, event.id);
 
     await settled(setup.subscription.id, event.id, "delivered");
     await settled(staging.id, event.id, "delivered");
@@ -300,7 +307,7 @@ describe("which events are delivered", () => {
     const setup = await subscribed();
     await admin("set-plan", setup.owner.workspaceId, "starter");
     const event = await newEvent(setup, { severity: "critical" });
-    await deliverEventToWebhooks(deps, event.id);
+    await consumeEvent(deps, event.id);
 
     expect(await knex()("webhook_deliveries").where({ event_id: event.id })).toEqual([]);
     await sleep(1000);
@@ -311,11 +318,11 @@ describe("which events are delivered", () => {
     const setup = await subscribed();
     const event = await newEvent(setup);
     const { jobs } = app.service.services;
-    // Through the real wiring (consumeEvent), twice, and the consumer once more directly.
+    // Through the queue (the event-created job) twice, and the fan-out once more directly.
     await jobs.send("event-created", { event_id: event.id });
     await jobs.send("event-created", { event_id: event.id });
     await settled(setup.subscription.id, event.id, "delivered");
-    await deliverEventToWebhooks(deps, event.id);
+    await consumeEvent(deps, event.id);
     await sleep(1500);
     expect(await knex()("webhook_deliveries").where({ event_id: event.id })).toHaveLength(1);
     expect(receiver.requestsTo(setup.path)).toHaveLength(1);
@@ -327,9 +334,11 @@ describe("the delivery job", () => {
   async function heldDelivery(setup: Setup): Promise<{ id: string; jobId: string }> {
     const event = await newEvent(setup);
     const jobId = randomUUID();
-    const [row] = await knex()("webhook_deliveries")
-      .insert({ subscription_id: setup.subscription.id, event_id: event.id, job_id: jobId })
-      .returning("id");
+    const row = await createWebhookDelivery(app, {
+      subscriptionId: setup.subscription.id,
+      eventId: event.id,
+      job_id: jobId,
+    });
     return { id: row.id, jobId };
   }
 

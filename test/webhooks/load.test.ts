@@ -1,15 +1,17 @@
 /**
- * Issue 4's load test: 1,000 events to a receiver that fails every other request with 503, delivered by two real
- * worker processes (`ROLE=worker`, src/main.ts) of which one is killed with SIGKILL while its deliveries are in flight.
- * Every event must be delivered, none lost, and a repeated request must be the same event (same `x-ci-event-id`, same
- * body but for `delivered_at`), each signed so that Stripe's library verifies it (DESIGN.md §5).
+ * The webhook load test of docs/architecture.md#performance-targets: 1,000 events to a receiver that fails every other
+ * request with 503, delivered by two real worker processes (`ROLE=worker`, src/main.ts) of which one is killed with
+ * SIGKILL while its deliveries are in flight. Every event must be delivered, none lost, and a repeated request must be
+ * the same event (same `x-ci-event-id`, same body but for `delivered_at`), each signed so that Stripe's library
+ * verifies it (docs/product-rules.md#outbound-signature).
  *
  * The killed worker's in-flight jobs stay `active` in pg-boss until their expiry (`webhook-deliver`: 30 s) has passed
  * and a surviving worker's maintenance (every 30 s, src/jobs/boss.ts) fails them into a retry: that recovery is what
- * the issue means by "a worker killed mid-delivery loses nothing", and it sets most of this test's length.
+ * "a worker killed mid-delivery loses nothing" means (docs/product-rules.md#retries-and-dead-letter), and it sets most
+ * of this test's length.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +20,7 @@ import { QUEUES } from "../../src/jobs/queues.js";
 import type { WebhookPayload } from "../../src/webhooks/deliver.js";
 import type { WebhookSubscription } from "../../src/webhooks/subscriptions.js";
 import { LoadWebhookReceiver } from "../fakes/load-webhook-receiver.js";
-import { createCompetitor, createWorkspace } from "../setup/factories.js";
+import { createCompetitor, createEvents, createWorkspace } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 import { waitFor } from "../setup/wait.js";
 
@@ -67,8 +69,8 @@ async function startWorker(): Promise<Worker> {
       JWT_SECRET: randomBytes(32).toString("hex"),
       ROLE: "worker",
       ALLOW_PRIVATE_TARGETS: "1",
-      // DESIGN.md §2's backoff with base 0 retries at once: with half the requests failing, some events fail ten
-      // times in a row, and base 1 s would make the last of those wait 2^9 s.
+      // The backoff of docs/product-rules.md#retries-and-dead-letter with base 0 retries at once: with half the
+      // requests failing, some events fail ten times in a row, and base 1 s would make the last of those wait 2^9 s.
       WEBHOOK_RETRY_BASE_SECONDS: "0",
       LOG_LEVEL: "info",
     },
@@ -102,27 +104,18 @@ async function startWorker(): Promise<Worker> {
 async function detectEvents(workspaceId: string, competitorId: string, count: number): Promise<string[]> {
   const { jobs } = app.service.services;
   return knex().transaction(async (trx) => {
-    const rows: { id: string }[] = await trx("events")
-      .insert(
-        Array.from({ length: count }, (_, i) => ({
-          workspace_id: workspaceId,
-          competitor_id: competitorId,
-          source_id: randomUUID(),
-          diff_id: randomUUID(),
-          event_type: "pricing_change",
-          severity: "high",
-          title: `Acme raised Pro from $${49 + i} to $${59 + i}/month`,
-          summary: `The Pro plan now costs $${59 + i} per month instead of $${49 + i}.`,
-          impact_summary: "Prospects comparing on price now see a $10/month gap.",
-          confidence_score: 0.85,
-          confidence_reasoning: "Read from the plan cards of the pricing page.",
-          tags_json: JSON.stringify(["pricing"]),
-          subject: "pricing:plan:pro",
-          observed_at: new Date(),
-          detected_at: new Date(),
-        })),
-      )
-      .returning("id");
+    const rows = await createEvents(
+      app,
+      { workspaceId },
+      Array.from({ length: count }, (_, i) => ({
+        competitorId,
+        severity: "high",
+        title: `Acme raised Pro from $${49 + i} to $${59 + i}/month`,
+        summary: `The Pro plan now costs $${59 + i} per month instead of $${49 + i}.`,
+        subject: "pricing:plan:pro",
+      })),
+      trx,
+    );
     // The detection pipeline's own call (src/detection/pipeline.ts insertEvent).
     for (const row of rows) await jobs.send(QUEUES.eventCreated.name, { event_id: row.id }, {}, trx);
     return rows.map((row) => row.id);
@@ -215,19 +208,26 @@ describe("webhook delivery under load", () => {
       .select("status_code");
     expect(attempts.length).toBe(deliveries.reduce((sum, d) => sum + d.attempts, 0));
 
-    // The receiver answered exactly what the senders recorded. What it never answered is what the victim died
-    // waiting for, plus survivor attempts that gave up at 10 s while held (recorded without a status). On a slow
-    // machine an attempt can also give up before its request was read by the receiver at all, so those bound the
-    // count from above rather than match it.
+    // The receiver answered at least what the senders recorded, per status. The difference is what the victim did
+    // not live to record: an answer it read just before SIGKILL (its job still active), or a request it died waiting
+    // for. Survivor attempts that gave up at 10 s while held are recorded without a status and may have been answered
+    // into a closed socket, or never read at all on a slow machine. Each of the victim's jobs active at the kill had at
+    // most one request in flight (many had none yet: a worker fetches a batch), so together these are bounded above by
+    // the orphans and the status-less attempts.
     const answered = receiver.requests.filter((r) => r.status !== null);
     const countBy = (statuses: (number | null)[]) =>
       Object.fromEntries([...new Set(statuses)].map((s) => [String(s), statuses.filter((t) => t === s).length]));
-    expect(countBy(answered.map((r) => r.status))).toEqual(
-      countBy(attempts.filter((a) => a.status_code !== null).map((a) => a.status_code)),
-    );
+    const answeredByStatus = countBy(answered.map((r) => r.status));
+    const recorded = attempts.filter((a) => a.status_code !== null);
+    for (const [status, count] of Object.entries(countBy(recorded.map((a) => a.status_code)))) {
+      expect(answeredByStatus[status] ?? 0, `answers with ${status}`).toBeGreaterThanOrEqual(count);
+    }
+    const unrecordedAnswers = answered.length - recorded.length;
     const unanswered = receiver.requests.length - answered.length;
-    expect(unanswered).toBeGreaterThanOrEqual(orphans.length);
-    expect(unanswered).toBeLessThanOrEqual(orphans.length + attempts.filter((a) => a.status_code === null).length);
+    expect(unrecordedAnswers).toBeGreaterThanOrEqual(0);
+    expect(unrecordedAnswers + unanswered).toBeLessThanOrEqual(
+      orphans.length + attempts.filter((a) => a.status_code === null).length,
+    );
     // Half the answers were failures (every other request), so each event needed two attempts on average.
     expect(answered.filter((r) => r.status === 503).length).toBeGreaterThanOrEqual(EVENTS - orphans.length);
 

@@ -1,4 +1,7 @@
-/** The database-free rules of outbound webhooks: signatures, filters, answers and the retry schedule (DESIGN.md §2, §5). */
+/**
+ * The database-free rules of outbound webhooks: signatures, filters, answers and the retry schedule
+ * (docs/product-rules.md#webhooks-and-signatures).
+ */
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import {

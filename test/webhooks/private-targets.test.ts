@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdminCommand } from "../../src/cli/admin.js";
-import { deliverEventToWebhooks } from "../../src/webhooks/consumer.js";
+import { consumeEvent } from "../../src/delivery/consumers.js";
 import { WebhookReceiver } from "../fakes/webhook-receiver.js";
-import { createCompetitor, createEvent, createWorkspace } from "../setup/factories.js";
+import { createCompetitor, createEvent, createWebhookSubscription, createWorkspace } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 import { waitFor } from "../setup/wait.js";
 
@@ -62,16 +62,13 @@ describe("private targets (ALLOW_PRIVATE_TARGETS=0)", () => {
     const competitor = await createCompetitor(app, owner);
     const { knex, config, jobs, http, log } = app.service.services;
     // Stored while the guard was off (local development), then the service runs with it on.
-    const [subscription] = await knex("webhook_subscriptions")
-      .insert({
-        workspace_id: owner.workspaceId,
-        environment: "production",
-        url: receiver.url("/private"),
-        signing_secret: "whsec_dGVzdA==",
-      })
-      .returning("id");
+    const subscription = await createWebhookSubscription(app, owner, {
+      environment: "production",
+      url: receiver.url("/private"),
+      signing_secret: "whsec_dGVzdA==",
+    });
     const event = await createEvent(app, owner, { competitorId: competitor.id });
-    await deliverEventToWebhooks({ knex, config, jobs, http, log }, event.id);
+    await consumeEvent({ knex, config, jobs, http, log }, event.id);
 
     const delivery = await waitFor(async () => {
       const row = await knex("webhook_deliveries")

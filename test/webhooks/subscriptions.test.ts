@@ -1,4 +1,7 @@
-/** `webhook-add` and `webhook-promote` (DESIGN.md §2): the vendor's manual onboarding of webhook subscriptions. */
+/**
+ * `webhook-add` and `webhook-promote` (docs/operations.md#admin-cli): the vendor's manual onboarding of webhook
+ * subscriptions.
+ */
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";

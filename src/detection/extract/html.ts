@@ -112,7 +112,10 @@ export function absoluteUrl(href: string | null | undefined, base: string): stri
   }
 }
 
-/** Elements that start a new line in the text (one block per line, DESIGN of Extraction.text). */
+/**
+ * Elements that start a new line in the text (one block per line, as `Extraction.text` in src/detection/types.ts has
+ * it).
+ */
 const BLOCK_TAGS = new Set([
   "address",
   "article",
@@ -263,9 +266,9 @@ const CONSENT_RE = /cookie|consent|gdpr|onetrust|cookiebot|usercentrics|didomi|t
 const PRIVACY_TEXT_RE = /cookie|consent|privacy|gdpr|tracking/i;
 
 /**
- * Removes navigation, footers, sidebars, forms, hidden elements, cookie/consent banners and skip links (issue:
- * "remove boilerplate"). Guards keep the page itself: never html/body/main, never an element holding the main
- * content, never a form that wraps most of the page (ASP.NET-style pages put everything in one form).
+ * Removes navigation, footers, sidebars, forms, hidden elements, cookie/consent banners and skip links
+ * (docs/product-rules.md#extraction). Guards keep the page itself: never html/body/main, never an element holding the
+ * main content, never a form that wraps most of the page (ASP.NET-style pages put everything in one form).
  */
 export function stripBoilerplate($: CheerioAPI): void {
   $("nav, footer, aside, dialog, [role=navigation], [role=contentinfo], [role=complementary]").remove();

@@ -1,6 +1,6 @@
 /**
  * Extraction: one fetched body → the Extraction stored with its snapshot (src/detection/types.ts). Built for real
- * pages (issue: "build it for real pages, not for a demo string"): a real HTML parser, boilerplate removal, volatile
+ * pages, not for a demo string (docs/real-pages.md): a real HTML parser, boilerplate removal, volatile
  * tokens masked, pricing/jobs/items read from structured data first and from the visible page second, feeds parsed
  * as feeds. It never throws: odd input yields an Extraction with whatever could be found.
  */

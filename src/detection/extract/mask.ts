@@ -1,8 +1,8 @@
 /**
  * Masking of volatile tokens. A page that only changes its clock, "updated N minutes ago", visitor counter, CSRF
- * value, copyright year or build hash must yield no diff (issue: "build it for real pages"), so those tokens are
- * replaced by stable placeholders before anything is compared. Prices and plan names are never touched: they are
- * the changes the product exists to report.
+ * value, copyright year or build hash must yield no diff (docs/real-pages.md#volatile-content-and-boilerplate), so
+ * those tokens are replaced by stable placeholders before anything is compared. Prices and plan names are never
+ * touched: they are the changes the product exists to report.
  */
 
 const MONTH =

@@ -1,0 +1,66 @@
+/**
+ * The shapes the delivery channels share: what a channel needs to run, the one read model of "an event to deliver",
+ * and the channel contract. A leaf module (types only), so the fan-out (consumers.ts) and the channels (alerts/,
+ * webhooks/, crm/) import it without importing each other.
+ */
+import type { Knex } from "knex";
+import type { Logger } from "pino";
+import type { Config } from "../config.js";
+import type { Jobs } from "../jobs/boss.js";
+import type { HttpClient } from "../lib/http-client.js";
+import type { EventType, Plan, Severity } from "../http/schemas.js";
+import type { PlanFlag } from "../workspaces/plans.js";
+
+/** What the delivery workers use: the process's database, queues, outbound HTTP client and settings. */
+export interface DeliveryDeps {
+  config: Readonly<Config>;
+  knex: Knex;
+  jobs: Jobs;
+  http: HttpClient;
+  log: Logger;
+}
+
+/** What an event's workspace has set up for delivery (read with the event, in the same query). */
+export interface DeliverySetup {
+  immediateRules: boolean;
+  webhooks: boolean;
+  crm: boolean;
+}
+
+/**
+ * An event as every channel needs it, loaded once per `event-created` job (and by the Slack worker): the event, its
+ * competitor's name, the page it was seen on, its workspace's name, plan and Slack webhook, and the delivery setup.
+ */
+export interface EventToDeliver {
+  id: string;
+  workspace_id: string;
+  competitor_id: string;
+  event_type: EventType;
+  severity: Severity;
+  title: string;
+  summary: string;
+  impact_summary: string;
+  confidence_score: number;
+  confidence_reasoning: string;
+  competitor_name: string;
+  /** The page the change was seen on: its source's URL, or the first evidence's once the source is deleted. */
+  source_url: string | null;
+  workspace_name: string;
+  plan: Plan;
+  slack_webhook_url: string | null;
+  setup: DeliverySetup;
+}
+
+/** One way an event leaves the service (immediate alerts, webhooks, CRM write-back). */
+export interface EventChannel {
+  name: string;
+  /**
+   * The plan flag the channel needs, judged when the event happens: checked once by the fan-out, so a channel's
+   * consumer never sees an event its workspace's plan excludes.
+   */
+  requires: PlanFlag;
+  /** Whether the workspace set the channel up at all; checked before any of the channel's own queries. */
+  wants: (setup: DeliverySetup) => boolean;
+  /** Idempotent (keyed by event id): a retried `event-created` job runs every consumer again safely. */
+  consume: (deps: DeliveryDeps, event: EventToDeliver) => Promise<void>;
+}
