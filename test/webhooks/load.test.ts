@@ -231,13 +231,13 @@ describe("webhook delivery under load", () => {
     // Half the answers were failures (every other request), so each event needed two attempts on average.
     expect(answered.filter((r) => r.status === 503).length).toBeGreaterThanOrEqual(EVENTS - orphans.length);
 
-    // A 200 for each of the 1,000 events, and the victim's deliveries were sent again after pg-boss recovered them.
+    // A 200 for each of the 1,000 events, and each delivery the victim held when it died ends with a 200 once pg-boss
+    // recovered its job (a worker fetches a batch, so many of those had no request in flight yet).
     expect(new Set(answered.filter((r) => r.status === 200).map((r) => r.eventId))).toEqual(new Set(eventIds));
     const eventOfDelivery = new Map(deliveries.map((d) => [d.id as string, d.event_id as string]));
     for (const orphan of orphans) {
       const eventId = eventOfDelivery.get(orphan.data.delivery_id!)!;
       const requests = receiver.requests.filter((r) => r.eventId === eventId);
-      expect(requests.some((r) => r.status === null)).toBe(true);
       expect(requests.at(-1)!.status).toBe(200);
     }
 
