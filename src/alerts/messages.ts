@@ -2,25 +2,25 @@
  * What an immediate alert says, by email and on Slack (docs/product-rules.md#immediate-alerts). Pure: the same event
  * always renders the same message, so tests assert exact output.
  */
+import type { EventToDeliver } from "../delivery/types.js";
 import type { EmailMessage } from "../lib/email.js";
 import { escapeHtml } from "../lib/html.js";
 import { SEVERITY_LABEL } from "../lib/severity.js";
-import type { Severity } from "./match.js";
 
-/** An event with what its alert shows beside it (competitor, source page). */
-export interface AlertEvent {
-  id: string;
-  event_type: string;
-  severity: Severity;
-  title: string;
-  summary: string;
-  impact_summary: string;
-  confidence_score: number;
-  confidence_reasoning: string;
-  competitor_name: string;
-  /** The page the change was seen on, when its source still exists. */
-  source_url: string | null;
-}
+/** What an alert shows of an event to deliver: the event, its competitor's name and the page it was seen on. */
+export type AlertEvent = Pick<
+  EventToDeliver,
+  | "id"
+  | "event_type"
+  | "severity"
+  | "title"
+  | "summary"
+  | "impact_summary"
+  | "confidence_score"
+  | "confidence_reasoning"
+  | "competitor_name"
+  | "source_url"
+>;
 
 /** Why a member receives the email: the workspace and the immediate rules that matched, in rule order. */
 export interface AlertReason {
