@@ -8,7 +8,8 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Jobs } from "../jobs/boss.js";
 import type { HttpClient } from "../lib/http-client.js";
-import type { EventType, Plan, Severity } from "../http/schemas.js";
+import type { EventDraft } from "../detection/types.js";
+import type { Plan } from "../http/schemas.js";
 import type { PlanFlag } from "../workspaces/plans.js";
 
 /** What the delivery workers use: the process's database, queues, outbound HTTP client and settings. */
@@ -31,17 +32,13 @@ export interface DeliverySetup {
  * An event as every channel needs it, loaded once per `event-created` job (and by the Slack worker): the event, its
  * competitor's name, the page it was seen on, its workspace's name, plan and Slack webhook, and the delivery setup.
  */
-export interface EventToDeliver {
+export interface EventToDeliver extends Pick<
+  EventDraft,
+  "event_type" | "severity" | "title" | "summary" | "impact_summary" | "confidence_score" | "confidence_reasoning"
+> {
   id: string;
   workspace_id: string;
   competitor_id: string;
-  event_type: EventType;
-  severity: Severity;
-  title: string;
-  summary: string;
-  impact_summary: string;
-  confidence_score: number;
-  confidence_reasoning: string;
   competitor_name: string;
   /** The page the change was seen on: its source's URL, or the first evidence's once the source is deleted. */
   source_url: string | null;

@@ -224,7 +224,6 @@ describe("webhook delivery under load", () => {
     }
     const unrecordedAnswers = answered.length - recorded.length;
     const unanswered = receiver.requests.length - answered.length;
-    expect(unrecordedAnswers).toBeGreaterThanOrEqual(0);
     expect(unrecordedAnswers + unanswered).toBeLessThanOrEqual(
       orphans.length + attempts.filter((a) => a.status_code === null).length,
     );
