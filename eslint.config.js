@@ -16,7 +16,11 @@ export default tseslint.config(
       "@typescript-eslint/no-explicit-any": "off",
       "no-restricted-properties": [
         "error",
-        { object: "process", property: "env", message: "Read configuration through src/config.ts (DESIGN.md §2)." },
+        {
+          object: "process",
+          property: "env",
+          message: "Read configuration through src/config.ts (docs/operations.md#environment-variables).",
+        },
       ],
     },
   },

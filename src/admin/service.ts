@@ -1,10 +1,12 @@
 /**
  * Operations views for platform admins (docs/product-rules.md#admin-views: across all workspaces): background jobs,
- * failing sources, source health and the scheduler's heartbeat.
+ * failing sources, source health and the scheduler's heartbeat. They read every workspace's rows on purpose, hence
+ * `acrossWorkspaces` (src/db/tenancy.ts).
  */
 import type { Knex } from "knex";
-import type { Schemas } from "../http/schemas.js";
+import type { Schemas, Wire } from "../http/schemas.js";
 import { isoTimestamp } from "../db/sql.js";
+import { acrossWorkspaces } from "../db/tenancy.js";
 
 /** A tick older than this many tick intervals means the scheduler is unhealthy. */
 const STALE_AFTER_TICKS = 3;
@@ -43,8 +45,8 @@ export class AdminService {
     return rows.map((r: { job: Schemas["AdminJob"] }) => r.job);
   }
 
-  async failedSources(limit: number, offset: number) {
-    const base = this.knex("sources").whereNotNull("error_message");
+  async failedSources(limit: number, offset: number): Promise<Wire<Schemas["AdminFailedSourcePage"]>> {
+    const base = acrossWorkspaces(this.knex).from("sources").whereNotNull("error_message");
     const counted = await base.clone().count({ total: "*" }).first();
     const items = await base
       .clone()
@@ -58,8 +60,9 @@ export class AdminService {
     return { items, limit, offset, total: Number(counted?.total ?? 0) };
   }
 
-  async sourceHealth() {
-    const rows = await this.knex("sources")
+  async sourceHealth(): Promise<Schemas["AdminSourceHealth"][]> {
+    const rows = await acrossWorkspaces(this.knex)
+      .from("sources")
       .groupBy("source_type")
       .orderBy("source_type")
       .select(
@@ -71,7 +74,7 @@ export class AdminService {
     return rows;
   }
 
-  async scheduler() {
+  async scheduler(): Promise<Wire<Schemas["SchedulerStatus"]>> {
     const state = await this.knex("scheduler_state").where({ id: 1 }).first();
     const now = Date.now();
     const lastTick: Date | null = state.last_tick_at;

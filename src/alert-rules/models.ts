@@ -1,4 +1,3 @@
-import type { QueryBuilder } from "objection";
 import type { components } from "../../generated/api-types.js";
 import { BaseModel } from "../db/base-model.js";
 
@@ -25,13 +24,6 @@ export class AlertRule extends BaseModel {
   static get jsonAttributes() {
     return ["delivery_channels_json", "event_types_json"];
   }
-
-  static modifiers = {
-    /** Tenant scope (docs/architecture.md#tenancy-in-the-query): every query for a client names its workspace. */
-    forWorkspace(query: QueryBuilder<AlertRule>, workspaceId: string) {
-      query.where("alert_rules.workspace_id", workspaceId);
-    },
-  };
 
   /** The contract's AlertRule shape (the timestamps are internal: they only order the list). */
   toResponse(): Schemas["AlertRule"] {

@@ -1,13 +1,14 @@
 /**
- * Alert rules (docs/product-rules.md#alert-rules, spec/alert-rules.tsp). Tenancy lives in every query (`forWorkspace`);
- * another workspace's rule, or a competitor of another workspace, is a 404. Plan flags are read from the workspace
- * row rather than the caller (which is cached for AUTH_CACHE_MS), so a plan change applies at once.
+ * Alert rules (docs/product-rules.md#alert-rules, spec/alert-rules.tsp). Every query goes through the caller's
+ * WorkspaceScope: another workspace's rule, or a competitor of another workspace, is a 404. Plan flags are the
+ * caller's.
  */
 import type { Knex } from "knex";
 import type { components } from "../../generated/api-types.js";
 import { Competitor } from "../competitors/models.js";
+import { WorkspaceScope } from "../db/tenancy.js";
 import { forbidden, notFound } from "../http/errors.js";
-import type { AuthContext } from "../http/handler.js";
+import type { Workspace } from "../http/handler.js";
 import { PLANS, PLAN_NAMES, limitsOf, type PlanLimits, type PlanName } from "../workspaces/plans.js";
 import { AlertRule } from "./models.js";
 import { PARTNER_RULE_NAME, alertRuleName } from "./name.js";
@@ -48,7 +49,8 @@ const DEFAULT_RULE_SETTINGS: RuleSettings = {
  * transaction that makes it, so no workspace is ever seen without one.
  */
 export async function createDefaultAlertRule(db: Knex | Knex.Transaction, workspaceId: string): Promise<AlertRule> {
-  return AlertRule.query(db).insertAndFetch({
+  const scope = new WorkspaceScope(db, workspaceId);
+  return scope.query(AlertRule).insertAndFetch({
     workspace_id: workspaceId,
     ...DEFAULT_RULE_SETTINGS,
     name: alertRuleName({ severity_threshold: "medium", event_types: null, competitor_name: null }),
@@ -58,25 +60,19 @@ export async function createDefaultAlertRule(db: Knex | Knex.Transaction, worksp
 }
 
 interface WorkspaceRow {
-  plan: PlanName;
   slack_webhook_url: string | null;
 }
 
 export class AlertRuleService {
-  constructor(
-    private readonly knex: Knex,
-    private readonly caller: AuthContext,
-  ) {}
+  constructor(private readonly workspace: Workspace) {}
 
   /** The spec: "oldest first (the default rule comes first)". */
   async list(): Promise<AlertRule[]> {
-    return AlertRule.query(this.knex)
-      .modify("forWorkspace", this.caller.workspaceId)
-      .orderBy([
-        { column: "is_default", order: "desc" },
-        { column: "created_at", order: "asc" },
-        { column: "id", order: "asc" },
-      ]);
+    return this.workspace.scope.query(AlertRule).orderBy([
+      { column: "is_default", order: "desc" },
+      { column: "created_at", order: "asc" },
+      { column: "id", order: "asc" },
+    ]);
   }
 
   /**
@@ -92,22 +88,19 @@ export class AlertRuleService {
       frequency: input.frequency ?? "immediate",
       severity_threshold: input.severity_threshold ?? "medium",
     };
-    return this.knex.transaction(async (trx) => {
+    return this.workspace.scope.transaction(async (scope) => {
       // Lock the workspace row so two concurrent creates cannot both pass the 100-rule limit.
-      const workspace: WorkspaceRow = await trx("workspaces")
-        .where({ id: this.caller.workspaceId })
-        .forUpdate()
-        .first("plan", "slack_webhook_url");
-      const competitorName = await this.competitorName(trx, settings.competitor_id);
-      assertPlanAllows(settings, workspace);
-      const counted = await AlertRule.query(trx).modify("forWorkspace", this.caller.workspaceId).resultSize();
+      const workspace = await this.workspaceRow(scope).forUpdate();
+      const competitorName = await this.competitorName(scope, settings.competitor_id);
+      assertPlanAllows(settings, this.workspace.caller.plan, workspace.slack_webhook_url);
+      const counted = await scope.query(AlertRule).resultSize();
       if (counted >= MAX_ALERT_RULES_PER_WORKSPACE) {
         throw forbidden(
           `A workspace holds at most ${MAX_ALERT_RULES_PER_WORKSPACE} alert rules; delete one to add another`,
         );
       }
-      return AlertRule.query(trx).insertAndFetch({
-        workspace_id: this.caller.workspaceId,
+      return scope.query(AlertRule).insertAndFetch({
+        workspace_id: this.workspace.caller.workspaceId,
         ...settings,
         name: nameOf(settings, competitorName),
         is_active: true,
@@ -121,9 +114,9 @@ export class AlertRuleService {
    * competitor / type (docs/product-rules.md#patch-semantics). The plan check and the name apply to the resulting rule.
    */
   async update(id: string, input: AlertRuleUpdate): Promise<AlertRule> {
-    return this.knex.transaction(async (trx) => {
+    return this.workspace.scope.transaction(async (scope) => {
       // Locked: the name is derived from the whole row, so two concurrent PATCHes must not interleave.
-      const rule = await AlertRule.query(trx).modify("forWorkspace", this.caller.workspaceId).findById(id).forUpdate();
+      const rule = await scope.query(AlertRule).findById(id).forUpdate();
       if (!rule) throw notFound("Alert rule");
       const settings: RuleSettings = {
         competitor_id: input.competitor_id === undefined ? rule.competitor_id : input.competitor_id,
@@ -139,31 +132,31 @@ export class AlertRuleService {
         frequency: input.frequency ?? rule.frequency,
         severity_threshold: input.severity_threshold ?? rule.severity_threshold,
       };
-      const competitorName = await this.competitorName(trx, settings.competitor_id);
-      const workspace: WorkspaceRow = await trx("workspaces")
-        .where({ id: this.caller.workspaceId })
-        .first("plan", "slack_webhook_url");
-      assertPlanAllows(settings, workspace);
+      const competitorName = await this.competitorName(scope, settings.competitor_id);
+      const workspace = await this.workspaceRow(scope);
+      assertPlanAllows(settings, this.workspace.caller.plan, workspace.slack_webhook_url);
       // The partner API finds its rule by the reserved name to replace it; renaming it would orphan it and make the
       // next subscribe add a second rule beside it.
       const name = rule.name === PARTNER_RULE_NAME ? PARTNER_RULE_NAME : nameOf(settings, competitorName);
-      return rule.$query(trx).patchAndFetch({ ...settings, name });
+      return rule.$query(scope.db).patchAndFetch({ ...settings, name });
     });
   }
 
   /** Any rule may be deleted, the default one included (the spec: the workspace then has no default rule). */
   async delete(id: string): Promise<void> {
-    const deleted = await AlertRule.query(this.knex).modify("forWorkspace", this.caller.workspaceId).deleteById(id);
+    const deleted = await this.workspace.scope.query(AlertRule).deleteById(id);
     if (deleted === 0) throw notFound("Alert rule");
   }
 
+  /** The caller's workspace row, for its Slack webhook (the plan is the caller's). */
+  private workspaceRow(scope: WorkspaceScope): Knex.QueryBuilder<WorkspaceRow, WorkspaceRow> {
+    return scope.db("workspaces").where({ id: this.workspace.caller.workspaceId }).first("slack_webhook_url");
+  }
+
   /** The covered competitor's name (for the rule's name), or 404 when it is not one of the workspace's. */
-  private async competitorName(trx: Knex.Transaction, competitorId: string | null): Promise<string | null> {
+  private async competitorName(scope: WorkspaceScope, competitorId: string | null): Promise<string | null> {
     if (competitorId === null) return null;
-    const competitor = await Competitor.query(trx)
-      .modify("forWorkspace", this.caller.workspaceId)
-      .findById(competitorId)
-      .select("name");
+    const competitor = await scope.query(Competitor).findById(competitorId).select("name");
     if (!competitor) throw notFound("Competitor");
     return competitor.name;
   }
@@ -173,15 +166,15 @@ export class AlertRuleService {
  * 403 when the resulting rule needs a plan flag the workspace lacks (docs/product-rules.md#plans-and-limits: `slack`,
  * `realtime`).
  */
-function assertPlanAllows(settings: RuleSettings, workspace: WorkspaceRow) {
-  const limits = limitsOf(workspace.plan);
-  const label = PLANS[workspace.plan].label;
+function assertPlanAllows(settings: RuleSettings, plan: PlanName, slackWebhookUrl: string | null) {
+  const limits = limitsOf(plan);
+  const label = PLANS[plan].label;
   if (settings.delivery_channels_json.includes("slack")) {
     if (!limits.slack) {
       throw forbidden(`The ${label} plan does not include Slack alerts; upgrade to ${plansWith("slack")} to use them`);
     }
     // Both request models document it: `slack` needs "a Slack webhook connected to the workspace".
-    if (!workspace.slack_webhook_url) {
+    if (!slackWebhookUrl) {
       throw forbidden("Connect a Slack webhook to the workspace before sending alerts to Slack");
     }
   }

@@ -9,6 +9,7 @@
  */
 import type { Knex } from "knex";
 import { AlertRule } from "../alert-rules/models.js";
+import { WorkspaceScope } from "../db/tenancy.js";
 import type { DeliveryDeps, EventChannel, EventToDeliver } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { enqueueEmail } from "../lib/email.js";
@@ -32,8 +33,10 @@ export const immediateAlertChannel: EventChannel = {
 
 async function sendImmediateAlerts(deps: DeliveryDeps, event: EventToDeliver): Promise<void> {
   const limits = limitsOf(event.plan);
-  const rules = await AlertRule.query(deps.knex)
-    .modify("forWorkspace", event.workspace_id)
+  // The event's workspace's rules (and, below, its members).
+  const scope = new WorkspaceScope(deps.knex, event.workspace_id);
+  const rules = await scope
+    .query(AlertRule)
     .where({ frequency: "immediate", is_active: true })
     .orderBy([
       { column: "is_default", order: "desc" },
@@ -63,9 +66,10 @@ async function queueEmails(
   event: EventToDeliver,
   ruleNames: string[],
 ): Promise<number> {
-  const members: { email: string }[] = await trx("memberships as m")
+  const scope = new WorkspaceScope(trx, event.workspace_id);
+  const members: { email: string }[] = await scope
+    .from("memberships as m")
     .join("users as u", "u.id", "m.user_id")
-    .where("m.workspace_id", event.workspace_id)
     .orderBy("u.email")
     .select("u.email");
   const rows: { event_id: string; channel: "email"; recipient: string; status: DeliveryStatus }[] = [];

@@ -1,6 +1,4 @@
 import { callerOf, type AreaHandlers } from "../http/handler.js";
-import { notFound } from "../http/errors.js";
-import { User } from "./models.js";
 import { AuthService } from "./service.js";
 
 export const authHandlers: AreaHandlers = {
@@ -8,12 +6,7 @@ export const authHandlers: AreaHandlers = {
 
   logIn: async (ctx) => ctx.reply.ok(await new AuthService(ctx.services).logIn(ctx.body, ctx.ip)),
 
-  getCurrentUser: async (ctx) => {
-    const caller = callerOf(ctx);
-    const user = await User.query(ctx.services.knex).findById(caller.userId);
-    if (!user) throw notFound("User");
-    return ctx.reply.ok({ user: user.toUserResponse(), workspace_id: caller.workspaceId });
-  },
+  getCurrentUser: async (ctx) => ctx.reply.ok(await new AuthService(ctx.services).me(callerOf(ctx))),
 
   requestPasswordReset: async (ctx) => {
     await new AuthService(ctx.services).requestPasswordReset(ctx.body.email);

@@ -5,13 +5,15 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 import { createDefaultAlertRule } from "../alert-rules/service.js";
-import { conflict, invalid, tooManyRequests, unauthorized } from "../http/errors.js";
-import type { AppServices } from "../http/handler.js";
-import type { Schemas } from "../http/schemas.js";
+import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
+import { conflict, invalid, notFound, tooManyRequests, unauthorized } from "../http/errors.js";
+import type { AppServices, AuthContext } from "../http/handler.js";
+import type { Schemas, Wire } from "../http/schemas.js";
 import { enqueueEmail } from "../lib/email.js";
 import { escapeHtml } from "../lib/html.js";
 import { RateLimiter } from "../lib/rate-limit.js";
 import { isIanaTimezone } from "../lib/timezones.js";
+import { User } from "./models.js";
 import { hashPassword, verifyPassword } from "./passwords.js";
 
 const LOGIN_WINDOW_SECONDS = 15 * 60;
@@ -75,6 +77,13 @@ export class AuthService {
     }
     await this.limiter.reset(emailRule.key);
     return this.tokenFor(user.id, await defaultWorkspaceOf(this.services.knex, user.id));
+  }
+
+  /** The caller's user and the workspace their token is scoped to. */
+  async me(caller: AuthContext): Promise<Wire<Schemas["Me"]>> {
+    const user = await User.query(this.services.knex).findById(caller.userId);
+    if (!user) throw notFound("User");
+    return { user: user.toUserResponse(), workspace_id: caller.workspaceId };
   }
 
   async requestPasswordReset(rawEmail: string): Promise<void> {
@@ -179,14 +188,22 @@ export async function createWorkspaceFor(trx: Knex.Transaction, userId: string, 
   const [workspace] = await trx("workspaces")
     .insert({ name: `${ownerName.trim()}'s workspace`, plan: "free" })
     .returning("id");
-  await trx("memberships").insert({ workspace_id: workspace.id, user_id: userId, role: "owner" });
+  const scope = new WorkspaceScope(trx, workspace.id);
+  await scope.insert("memberships", { user_id: userId, role: "owner" });
   await createDefaultAlertRule(trx, workspace.id);
   return workspace.id as string;
 }
 
-/** The workspace a login token is scoped to: the user's oldest membership (their own workspace for signed-up users). */
+/**
+ * The workspace a login token is scoped to: the user's oldest membership (their own workspace for signed-up users).
+ * Looked up by user, before any workspace is known, so across workspaces.
+ */
 async function defaultWorkspaceOf(knex: Knex, userId: string): Promise<string> {
-  const membership = await knex("memberships").where({ user_id: userId }).orderBy("created_at").first("workspace_id");
+  const membership = await acrossWorkspaces(knex)
+    .from("memberships")
+    .where({ user_id: userId })
+    .orderBy("created_at")
+    .first("workspace_id");
   if (!membership) throw unauthorized("This account belongs to no workspace");
   return membership.workspace_id as string;
 }

@@ -9,6 +9,7 @@ import { AuthService } from "../auth/service.js";
 import { ConfigError, loadConfig } from "../config.js";
 import { connectCrm, CrmConnectError, listConnections } from "../crm/connections.js";
 import { openDatabase } from "../db/database.js";
+import { WorkspaceScope } from "../db/tenancy.js";
 import { openServices } from "../server.js";
 import type { AppServices } from "../http/handler.js";
 import { isPlanName, limitsOf, PLAN_NAMES } from "../workspaces/plans.js";
@@ -69,16 +70,17 @@ const COMMANDS: Record<string, Command> = {
       // Locked so two concurrent add-member calls cannot both take the last seat.
       const workspace = await trx("workspaces").where({ id: workspaceId }).forUpdate().first("id", "name", "plan");
       if (!workspace) throw new UsageError(`no workspace ${workspaceId}`);
+      // The operator names the one workspace every membership read and written below belongs to.
+      const scope = new WorkspaceScope(trx, workspaceId!);
       let user = await trx("users").whereRaw("lower(email) = ?", [email]).first("id", "email", "name");
-      const existing =
-        user && (await trx("memberships").where({ workspace_id: workspaceId, user_id: user.id }).first());
+      const existing = user && (await scope.from("memberships").where({ user_id: user.id }).first());
       if (existing) {
         // Idempotent: re-adding changes only the role.
-        await trx("memberships").where({ workspace_id: workspaceId, user_id: user!.id }).update({ role });
+        await scope.from("memberships").where({ user_id: user!.id }).update({ role });
         return { workspace_id: workspaceId, user_id: user!.id, email: user!.email, role, created_user: false };
       }
       const seats = limitsOf(workspace.plan).seats;
-      const used = await trx("memberships").where({ workspace_id: workspaceId }).count({ n: "*" }).first();
+      const used = await scope.from("memberships").count({ n: "*" }).first();
       if (Number(used?.n ?? 0) >= seats) {
         throw new UsageError(`the ${workspace.plan} plan has ${seats} seat(s) and all are taken`);
       }
@@ -90,7 +92,7 @@ const COMMANDS: Record<string, Command> = {
           .returning(["id", "email", "name"]);
         await new AuthService(services).sendInvitation(trx, user!, workspace.name);
       }
-      await trx("memberships").insert({ workspace_id: workspaceId, user_id: user!.id, role });
+      await scope.insert("memberships", { user_id: user!.id, role });
       return { workspace_id: workspaceId, user_id: user!.id, email: user!.email, role, created_user: createdUser };
     });
   },

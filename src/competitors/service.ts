@@ -1,10 +1,11 @@
 /**
- * Competitor set management. Tenancy lives in every query (`forWorkspace`); another workspace's competitor is a 404.
+ * Competitor set management. Every query goes through the caller's WorkspaceScope: another workspace's competitor is
+ * a 404.
  */
-import type { Knex } from "knex";
 import type { components } from "../../generated/api-types.js";
+import type { WorkspaceScope } from "../db/tenancy.js";
 import { forbidden, invalid, notFound } from "../http/errors.js";
-import type { AuthContext } from "../http/handler.js";
+import type { Workspace } from "../http/handler.js";
 import { normalizeDomain } from "../sources/normalize-url.js";
 import { limitsOf } from "../workspaces/plans.js";
 import { Competitor } from "./models.js";
@@ -13,42 +14,35 @@ type CompetitorCreate = components["schemas"]["CompetitorCreate"];
 type CompetitorUpdate = components["schemas"]["CompetitorUpdate"];
 
 export class CompetitorService {
-  constructor(
-    private readonly knex: Knex,
-    private readonly caller: AuthContext,
-  ) {}
+  constructor(private readonly workspace: Workspace) {}
 
   async list(): Promise<Competitor[]> {
-    return Competitor.query(this.knex)
-      .modify("forWorkspace", this.caller.workspaceId)
-      .orderBy([
-        { column: "created_at", order: "asc" },
-        { column: "id", order: "asc" },
-      ]);
+    return this.workspace.scope.query(Competitor).orderBy([
+      { column: "created_at", order: "asc" },
+      { column: "id", order: "asc" },
+    ]);
   }
 
   /** The caller's competitor, or 404 (also when it belongs to another workspace). */
-  async get(id: string, trx: Knex | Knex.Transaction = this.knex): Promise<Competitor> {
-    const competitor = await Competitor.query(trx).modify("forWorkspace", this.caller.workspaceId).findById(id);
+  async get(id: string, scope: WorkspaceScope = this.workspace.scope): Promise<Competitor> {
+    const competitor = await scope.query(Competitor).findById(id);
     if (!competitor) throw notFound("Competitor");
     return competitor;
   }
 
   async create(input: CompetitorCreate): Promise<Competitor> {
     const domain = domainOrFail(input.domain);
-    return this.knex.transaction(async (trx) => {
+    const { plan, workspaceId } = this.workspace.caller;
+    return this.workspace.scope.transaction(async (scope) => {
       // Lock the workspace row so two concurrent creates cannot both pass the plan's limit.
-      const workspace = await trx("workspaces").where({ id: this.caller.workspaceId }).forUpdate().first("plan");
-      const limit = limitsOf(workspace.plan).competitors;
-      const counted = await trx("competitors")
-        .where({ workspace_id: this.caller.workspaceId })
-        .count({ count: "*" })
-        .first();
+      await scope.db("workspaces").where({ id: workspaceId }).forUpdate().first("id");
+      const limit = limitsOf(plan).competitors;
+      const counted = await scope.from("competitors").count({ count: "*" }).first();
       if (Number(counted?.count ?? 0) >= limit) {
-        throw forbidden(`The ${workspace.plan} plan allows ${limit} competitors; remove one or upgrade to add more`);
+        throw forbidden(`The ${plan} plan allows ${limit} competitors; remove one or upgrade to add more`);
       }
-      return Competitor.query(trx).insertAndFetch({
-        workspace_id: this.caller.workspaceId,
+      return scope.query(Competitor).insertAndFetch({
+        workspace_id: workspaceId,
         name: input.name.trim(),
         domain,
         aliases: input.aliases ?? null,
@@ -69,12 +63,12 @@ export class CompetitorService {
     if (input.aliases !== undefined) patch.aliases = input.aliases;
     if (input.description !== undefined) patch.description = input.description;
     if (Object.keys(patch).length === 0) return competitor;
-    return competitor.$query(this.knex).patchAndFetch(patch);
+    return competitor.$query(this.workspace.scope.db).patchAndFetch(patch);
   }
 
   /** Deletes the competitor; its sources (and later snapshots and events) go with it through foreign-key cascades. */
   async delete(id: string): Promise<void> {
-    const deleted = await Competitor.query(this.knex).modify("forWorkspace", this.caller.workspaceId).deleteById(id);
+    const deleted = await this.workspace.scope.query(Competitor).deleteById(id);
     if (deleted === 0) throw notFound("Competitor");
   }
 }

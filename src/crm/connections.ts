@@ -6,6 +6,7 @@
  */
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
+import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
 import type { HttpClient } from "../lib/http-client.js";
 import { isSeverity, SEVERITIES } from "../lib/severity.js";
 import { assertTargetAllowed, type Resolver } from "../lib/ssrf-guard.js";
@@ -135,7 +136,8 @@ export async function connectCrm(deps: ConnectDeps, input: ConnectInput): Promis
       `workspace ${input.workspaceId} is on the ${workspace.plan} plan; CRM write-back needs api_access (${plans})`,
     );
   }
-  if (mapping) await assertOwnCompetitors(deps.knex, input.workspaceId, Object.keys(mapping));
+  const scope = new WorkspaceScope(deps.knex, input.workspaceId);
+  if (mapping) await assertOwnCompetitors(scope, Object.keys(mapping));
   // Checked now, through the same guard every call passes, so a private target is refused when it is configured.
   if (!deps.config.allowPrivateTargets) {
     try {
@@ -157,10 +159,8 @@ export async function connectCrm(deps: ConnectDeps, input: ConnectInput): Promis
   if (fields !== undefined) changes.field_names = JSON.stringify(fields);
   if (mapping !== undefined) changes.mapping = JSON.stringify(mapping);
   // One statement, so two concurrent calls for one provider cannot both insert.
-  const [row] = await deps
-    .knex("crm_connections")
-    .insert({
-      workspace_id: input.workspaceId,
+  const [row] = await scope
+    .insert("crm_connections", {
       provider,
       base_url: baseUrl.origin,
       token,
@@ -179,9 +179,17 @@ export async function listConnections(knex: Knex, workspaceId?: string): Promise
   if (workspaceId !== undefined && !UUID.test(workspaceId)) {
     throw new CrmConnectError(`not a workspace id: ${workspaceId}`);
   }
-  const query = knex("crm_connections").orderBy([{ column: "workspace_id" }, { column: "provider" }]);
-  if (workspaceId !== undefined) query.where({ workspace_id: workspaceId });
-  const rows = (await query.select([...COLUMNS])) as CrmConnection[];
+  let query: Knex.QueryBuilder;
+  if (workspaceId === undefined) {
+    // The platform admin's view: every workspace's connections.
+    query = acrossWorkspaces(knex).from("crm_connections");
+  } else {
+    const scope = new WorkspaceScope(knex, workspaceId);
+    query = scope.from("crm_connections");
+  }
+  const rows = (await query
+    .orderBy([{ column: "workspace_id" }, { column: "provider" }])
+    .select([...COLUMNS])) as CrmConnection[];
   return rows.map(viewOf);
 }
 
@@ -280,12 +288,9 @@ export function parseFieldNames(provider: Provider, raw: string): FieldNames {
   return { last_move: names[0]!, last_move_date: names[1]!, last_move_severity: names[2]! };
 }
 
-async function assertOwnCompetitors(knex: Knex, workspaceId: string, competitorIds: string[]): Promise<void> {
+async function assertOwnCompetitors(scope: WorkspaceScope, competitorIds: string[]): Promise<void> {
   if (competitorIds.length === 0) return;
-  const rows: { id: string }[] = await knex("competitors")
-    .where({ workspace_id: workspaceId })
-    .whereIn("id", competitorIds)
-    .select("id");
+  const rows: { id: string }[] = await scope.from("competitors").whereIn("id", competitorIds).select("id");
   const own = new Set(rows.map((row) => row.id));
   const foreign = competitorIds.find((id) => !own.has(id));
   if (foreign !== undefined)

@@ -3,6 +3,7 @@
  * workspace whose severity threshold the event reaches and whose mapping covers the event's competitor, each with its
  * `crm-sync` job, in one transaction.
  */
+import { WorkspaceScope } from "../db/tenancy.js";
 import type { EventChannel } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { severityAtLeast } from "../lib/severity.js";
@@ -19,9 +20,11 @@ export const crmChannel: EventChannel = {
   wants: (setup) => setup.crm,
   consume: async (deps, event) => {
     await deps.knex.transaction(async (trx) => {
+      const scope = new WorkspaceScope(trx, event.workspace_id);
       // An errored connection (its token was refused) takes no new syncs until crm-connect runs again.
-      const connections = await trx("crm_connections")
-        .where({ workspace_id: event.workspace_id, status: "active" })
+      const connections = await scope
+        .from("crm_connections")
+        .where({ status: "active" })
         .orderBy("provider")
         .select<{ id: string; severity_threshold: string; mapping: Mapping }[]>("id", "severity_threshold", "mapping");
       for (const connection of connections) {

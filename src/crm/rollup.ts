@@ -12,6 +12,7 @@
  */
 import type { Knex } from "knex";
 import { eventSourceUrl } from "../db/sql.js";
+import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
 import type { DeliveryDeps } from "../delivery/types.js";
 import type { Jobs } from "../jobs/boss.js";
 import { QUEUES } from "../jobs/queues.js";
@@ -50,7 +51,9 @@ export async function enqueueDueCrmRollups(deps: { knex: Knex; jobs: Jobs }, now
   const day = utcDate(new Date(now.getTime() - 24 * 3600 * 1000));
   const plans = PLAN_NAMES.filter((plan) => limitsOf(plan).api_access);
   return deps.knex.transaction(async (trx) => {
-    const connections: { id: string }[] = await trx("crm_connections as c")
+    // Every workspace's connections: the scheduler serves them all.
+    const connections: { id: string }[] = await acrossWorkspaces(trx)
+      .from("crm_connections as c")
       .join("workspaces as w", "w.id", "c.workspace_id")
       .where("c.status", "active")
       .whereIn("w.plan", plans)
@@ -79,8 +82,9 @@ export async function runCrmRollup(deps: DeliveryDeps, runId: string, jobId?: st
     status: string;
   }>("connection_id", deps.knex.raw("to_char(day, 'YYYY-MM-DD') AS day"), "status");
   if (!run || run.status !== "pending") return "skipped";
-  const connection = await deps
-    .knex("crm_connections as c")
+  // The run names its connection by id, in whichever workspace it is.
+  const connection = await acrossWorkspaces(deps.knex)
+    .from("crm_connections as c")
     .join("workspaces as w", "w.id", "c.workspace_id")
     .where("c.id", run.connection_id)
     .first<(CrmConnection & { plan: PlanName }) | undefined>("c.*", "w.plan");
@@ -93,7 +97,8 @@ export async function runCrmRollup(deps: DeliveryDeps, runId: string, jobId?: st
     return finishRun(deps.knex, runId, "stopped", `the ${connection.plan} plan does not include CRM write-back`);
   }
 
-  const events = await dayEvents(deps.knex, connection, run.day);
+  const scope = new WorkspaceScope(deps.knex, connection.workspace_id);
+  const events = await dayEvents(scope, connection, run.day);
   const client = clientFor(deps.http, connection);
   try {
     const byAccount = await accountsOf(client, connection.mapping, events);
@@ -103,7 +108,7 @@ export async function runCrmRollup(deps: DeliveryDeps, runId: string, jobId?: st
     return await finishRun(deps.knex, runId, "done", null);
   } catch (error) {
     if (error instanceof CrmAuthError) {
-      await markErrored(deps.knex, connection.id, null, error.message);
+      await markErrored(scope, connection.id, null, error.message);
       return finishRun(deps.knex, runId, "stopped", error.message);
     }
     if (error instanceof CrmRequestError) return finishRun(deps.knex, runId, "failed", error.message);
@@ -114,26 +119,26 @@ export async function runCrmRollup(deps: DeliveryDeps, runId: string, jobId?: st
   }
 }
 
-/** The day's events of mapped competitors at or above the threshold, oldest first. */
-async function dayEvents(knex: Knex, connection: CrmConnection, day: string): Promise<RollupEvent[]> {
+/** The day's events (of the connection's workspace) of mapped competitors at or above the threshold, oldest first. */
+async function dayEvents(scope: WorkspaceScope, connection: CrmConnection, day: string): Promise<RollupEvent[]> {
   const competitorIds = Object.keys(connection.mapping ?? {});
   if (competitorIds.length === 0) return [];
   const severities = SEVERITIES.filter((severity) => severityAtLeast(severity, connection.severity_threshold));
-  const { rows } = await knex.raw(
+  const { rows } = await scope.raw<RollupEvent>(
     `SELECT e.id, e.detected_at, e.competitor_id, c.name AS competitor_name, e.event_type, e.severity, e.title,
             ${eventSourceUrl("s")} AS source_url
        FROM events e
        JOIN competitors c ON c.id = e.competitor_id
        LEFT JOIN sources s ON s.id = e.source_id AND s.workspace_id = e.workspace_id
-      WHERE e.workspace_id = ?
-        AND e.competitor_id = ANY(?::uuid[])
-        AND e.severity = ANY(?::text[])
-        AND e.detected_at >= ?::date AT TIME ZONE 'UTC'
-        AND e.detected_at < (?::date + 1) AT TIME ZONE 'UTC'
+      WHERE e.workspace_id = :workspace_id
+        AND e.competitor_id = ANY(:competitor_ids::uuid[])
+        AND e.severity = ANY(:severities::text[])
+        AND e.detected_at >= :day::date AT TIME ZONE 'UTC'
+        AND e.detected_at < (:day::date + 1) AT TIME ZONE 'UTC'
       ORDER BY e.detected_at, e.id`,
-    [connection.workspace_id, competitorIds, severities, day, day],
+    { competitor_ids: competitorIds, severities, day },
   );
-  return rows as RollupEvent[];
+  return rows;
 }
 
 /** Account id → that day's events of every competitor mapped to it (a mapping is resolved once per competitor). */

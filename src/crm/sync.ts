@@ -12,34 +12,19 @@
  * - 429, 5xx, network: thrown, so pg-boss retries with backoff; the last failed retry marks the sync failed.
  */
 import type { Knex } from "knex";
-import { eventSourceUrl } from "../db/sql.js";
-import type { DeliveryDeps } from "../delivery/types.js";
+import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
+import { loadEventToSend } from "../delivery/event.js";
+import type { DeliveryDeps, EventToSend } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
-import { limitsOf, type PlanName } from "../workspaces/plans.js";
+import { limitsOf } from "../workspaces/plans.js";
 import { CrmAuthError, CrmRequestError, PROVIDER_LABELS, type CrmClient } from "./client.js";
 import { clientFor, type CrmConnection } from "./connections.js";
 import { mappingFor } from "./mapping.js";
-import type { Severity } from "../detection/types.js";
 
 export type SyncOutcome = "done" | "failed" | "stopped" | "skipped";
 
 /** Equal to the queue's expiry (src/jobs/queues.ts crmSync): a crashed run's lease has lapsed when pg-boss retries. */
 const LEASE_SECONDS = 900;
-
-/** The event as its write-back needs it. */
-export interface SyncEvent {
-  id: string;
-  workspace_id: string;
-  competitor_id: string;
-  competitor_name: string;
-  event_type: string;
-  severity: Severity;
-  title: string;
-  confidence_score: number;
-  detected_at: Date;
-  source_url: string;
-  plan: PlanName;
-}
 
 interface WriteRow {
   id: string;
@@ -84,6 +69,7 @@ export async function runCrmSync(deps: DeliveryDeps, syncId: string, jobId?: str
   const mapping = mappingFor(connection.mapping, event.competitor_id);
   if (!mapping) return finish(deps.knex, syncId, "stopped", "the competitor is no longer mapped to accounts");
 
+  const scope = new WorkspaceScope(deps.knex, connection.workspace_id);
   const client = clientFor(deps.http, connection);
   try {
     const accounts = await client.findAccounts(mapping);
@@ -107,7 +93,7 @@ export async function runCrmSync(deps: DeliveryDeps, syncId: string, jobId?: str
     return await complete(deps.knex, syncId);
   } catch (error) {
     if (error instanceof CrmAuthError) {
-      await markErrored(deps.knex, connection.id, syncId, error.message);
+      await markErrored(scope, connection.id, syncId, error.message);
       deps.log.warn({ connection: connection.id, sync: syncId, error: error.message }, "CRM token refused");
       return "stopped";
     }
@@ -131,7 +117,7 @@ async function writeRecord(
   knex: Knex,
   client: CrmClient,
   connection: CrmConnection,
-  event: SyncEvent,
+  event: EventToSend,
   row: WriteRow,
 ): Promise<void> {
   try {
@@ -159,13 +145,13 @@ async function writeRecord(
   }
 }
 
-export function noteTitle(event: Pick<SyncEvent, "competitor_name" | "title">): string {
+export function noteTitle(event: Pick<EventToSend, "competitor_name" | "title">): string {
   return `Competitor move: ${event.competitor_name}: ${event.title}`;
 }
 
 /** The note body: title, source URL and confidence (docs/product-rules.md#write-shapes). */
 export function noteText(
-  event: Pick<SyncEvent, "competitor_name" | "event_type" | "severity" | "title" | "source_url" | "confidence_score">,
+  event: Pick<EventToSend, "competitor_name" | "event_type" | "severity" | "title" | "source_url" | "confidence_score">,
 ): string {
   return [
     event.title,
@@ -193,33 +179,18 @@ async function renewLease(knex: Knex, syncId: string): Promise<void> {
     .update({ locked_until: knex.raw(`now() + interval '${LEASE_SECONDS} seconds'`) });
 }
 
-async function load(knex: Knex, syncId: string): Promise<{ connection: CrmConnection; event: SyncEvent } | null> {
+async function load(knex: Knex, syncId: string): Promise<{ connection: CrmConnection; event: EventToSend } | null> {
   const sync = await knex("crm_syncs")
     .where({ id: syncId })
     .first<{ connection_id: string; event_id: string }>("connection_id", "event_id");
   if (!sync) return null;
-  const connection: CrmConnection | undefined = await knex("crm_connections").where({ id: sync.connection_id }).first();
-  const event = await loadSyncEvent(knex, sync.event_id);
+  // The job names the sync; its connection (and event) are found by id, in whichever workspace they are.
+  const connection: CrmConnection | undefined = await acrossWorkspaces(knex)
+    .from("crm_connections")
+    .where({ id: sync.connection_id })
+    .first();
+  const event = await loadEventToSend(knex, sync.event_id);
   return connection && event ? { connection, event } : null;
-}
-
-/**
- * The event with its competitor and workspace plan. Events outlive their source (no FK), so the source URL falls back
- * to the first evidence's, then to the competitor's site, as the webhook body does.
- */
-export async function loadSyncEvent(knex: Knex, eventId: string): Promise<SyncEvent | null> {
-  const { rows } = await knex.raw(
-    `SELECT e.id, e.workspace_id, e.competitor_id, c.name AS competitor_name, e.event_type, e.severity, e.title,
-            e.confidence_score, e.detected_at, w.plan,
-            ${eventSourceUrl("s")} AS source_url
-       FROM events e
-       JOIN competitors c ON c.id = e.competitor_id
-       JOIN workspaces w ON w.id = e.workspace_id
-       LEFT JOIN sources s ON s.id = e.source_id AND s.workspace_id = e.workspace_id
-      WHERE e.id = ?`,
-    [eventId],
-  );
-  return (rows[0] as SyncEvent | undefined) ?? null;
 }
 
 async function complete(knex: Knex, syncId: string): Promise<SyncOutcome> {
@@ -248,15 +219,20 @@ async function finish(knex: Knex, syncId: string, status: "failed" | "stopped", 
   return status;
 }
 
-/** 401: the connection takes no new syncs until crm-connect runs again; this sync stops with the same message. */
+/**
+ * 401: the connection (of the scope's workspace) takes no new syncs until crm-connect runs again; this sync stops with
+ * the same message.
+ */
 export async function markErrored(
-  knex: Knex,
+  scope: WorkspaceScope,
   connectionId: string,
   syncId: string | null,
   message: string,
 ): Promise<void> {
-  await knex.transaction(async (trx) => {
-    await trx("crm_connections")
+  await scope.db.transaction(async (trx) => {
+    await scope
+      .on(trx)
+      .from("crm_connections")
       .where({ id: connectionId })
       .update({ status: "errored", last_error: message, errored_at: trx.fn.now(), updated_at: trx.fn.now() });
     if (syncId) {

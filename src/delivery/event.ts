@@ -1,16 +1,22 @@
-/** The one query that loads an event to deliver (see EventToDeliver). */
+/** The one query that loads an event to deliver (see EventToDeliver), and what the machine integrations make of it. */
 import type { Knex } from "knex";
 import { eventSourceUrl } from "../db/sql.js";
-import type { EventToDeliver } from "./types.js";
+import { acrossWorkspaces } from "../db/tenancy.js";
+import type { EventToDeliver, EventToSend } from "./types.js";
 
-/** The event with everything its channels need, or `null` when it was deleted since (competitor or workspace gone). */
+/**
+ * The event with everything its channels need, or `null` when it was deleted since (competitor or workspace gone).
+ * Looked up by id in whichever workspace it is: the delivery workers hold only the id their job (or its row) names,
+ * and learn the workspace from the event.
+ */
 export async function loadEventToDeliver(
   knex: Knex | Knex.Transaction,
   eventId: string,
 ): Promise<EventToDeliver | null> {
-  const { rows } = await knex.raw(
+  const { rows } = await acrossWorkspaces(knex).raw<EventToDeliver>(
     `SELECT e.id, e.workspace_id, e.competitor_id, e.event_type, e.severity, e.title, e.summary, e.impact_summary,
-            e.confidence_score, e.confidence_reasoning, c.name AS competitor_name,
+            e.confidence_score, e.confidence_reasoning, e.detected_at,
+            c.name AS competitor_name, c.domain AS competitor_domain,
             ${eventSourceUrl("s", { orCompetitorSite: false })} AS source_url,
             w.name AS workspace_name, w.plan, w.slack_webhook_url,
             json_build_object(
@@ -26,5 +32,15 @@ export async function loadEventToDeliver(
       WHERE e.id = ?`,
     [eventId],
   );
-  return (rows[0] as EventToDeliver | undefined) ?? null;
+  return rows[0] ?? null;
+}
+
+/**
+ * The event as the webhook body and the CRM write-back send it. Events outlive their source (no FK), so the page falls
+ * back to the URL its first evidence recorded and lastly, since their contracts make it a string, to the competitor's
+ * site (as `eventSourceUrl` writes it).
+ */
+export async function loadEventToSend(knex: Knex | Knex.Transaction, eventId: string): Promise<EventToSend | null> {
+  const event = await loadEventToDeliver(knex, eventId);
+  return event && { ...event, source_url: event.source_url ?? `https://${event.competitor_domain}` };
 }

@@ -29,8 +29,9 @@ export interface DeliverySetup {
 }
 
 /**
- * An event as every channel needs it, loaded once per `event-created` job (and by the Slack worker): the event, its
- * competitor's name, the page it was seen on, its workspace's name, plan and Slack webhook, and the delivery setup.
+ * An event as every channel needs it, loaded once per `event-created` job (and by the Slack, webhook and CRM workers):
+ * the event, its competitor's name and domain, the page it was seen on, its workspace's name, plan and Slack webhook,
+ * and the delivery setup.
  */
 export interface EventToDeliver extends Pick<
   EventDraft,
@@ -40,12 +41,22 @@ export interface EventToDeliver extends Pick<
   workspace_id: string;
   competitor_id: string;
   competitor_name: string;
+  competitor_domain: string;
+  detected_at: Date;
   /** The page the change was seen on: its source's URL, or the first evidence's once the source is deleted. */
   source_url: string | null;
   workspace_name: string;
   plan: Plan;
   slack_webhook_url: string | null;
   setup: DeliverySetup;
+}
+
+/**
+ * The event as the machine integrations send it (the webhook body, the CRM write-back): their contracts make the page
+ * a string, so it falls back lastly to the competitor's site.
+ */
+export interface EventToSend extends Omit<EventToDeliver, "source_url"> {
+  source_url: string;
 }
 
 /** One way an event leaves the service (immediate alerts, webhooks, CRM write-back). */

@@ -7,8 +7,10 @@
 import { createHash } from "node:crypto";
 import type { Knex } from "knex";
 import type { Logger } from "pino";
+import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
 import type { Jobs } from "../jobs/boss.js";
 import { QUEUES } from "../jobs/queues.js";
+import { fetchStarted } from "../sources/fetch-queue.js";
 import { FetchError, type HttpClient } from "../lib/http-client.js";
 import { classify } from "./classify.js";
 import { diffExtractions, isEmptyDiff } from "./diff.js";
@@ -75,12 +77,10 @@ export class DetectionPipeline {
     const source = await this.loadSource(sourceId);
     if (!source) return { kind: "missing" };
     // This job is running: from now on another fetch of the source may be queued.
-    if (jobId && source.fetch_job_id === jobId) {
-      await knex("sources")
-        .where({ id: sourceId, fetch_job_id: jobId })
-        .update({ fetch_job_id: null, fetch_queued_at: null });
-    }
-    const previous = source.last_snapshot_id ? await this.loadSnapshot(source.last_snapshot_id) : null;
+    if (jobId && source.fetch_job_id === jobId) await fetchStarted(knex, sourceId, jobId);
+    // Everything else the fetch reads and writes is the source's workspace's.
+    const scope = new WorkspaceScope(knex, source.workspace_id);
+    const previous = source.last_snapshot_id ? await loadSnapshot(scope, source.last_snapshot_id) : null;
     const fetchedAt = new Date();
 
     let result;
@@ -98,13 +98,13 @@ export class DetectionPipeline {
       );
     } catch (error) {
       if (!(error instanceof FetchError)) throw error;
-      await this.recordFailure(source.id, error.message, fetchedAt);
+      await this.recordFailure(scope, source.id, error.message, fetchedAt);
       if (error.retryable) throw error;
       return { kind: "failed", message: error.message, retryable: false };
     }
 
     if (result.notModified && previous) {
-      const events = await this.recordUnchanged(source, fetchedAt, result.etag, result.lastModified);
+      const events = await this.recordUnchanged(scope, source, fetchedAt, result.etag, result.lastModified);
       return { kind: "unchanged", events };
     }
 
@@ -115,13 +115,13 @@ export class DetectionPipeline {
     });
     if (extraction.signals.bot_challenge) {
       const message = `looks like a bot challenge page (${new URL(result.url).host})`;
-      await this.recordFailure(source.id, message, fetchedAt);
+      await this.recordFailure(scope, source.id, message, fetchedAt);
       return { kind: "failed", message, retryable: false };
     }
 
     const contentHash = sha256(result.body);
     if (previous && previous.content_hash === contentHash) {
-      const events = await this.recordUnchanged(source, fetchedAt, result.etag, result.lastModified);
+      const events = await this.recordUnchanged(scope, source, fetchedAt, result.etag, result.lastModified);
       return { kind: "unchanged", events };
     }
 
@@ -137,10 +137,10 @@ export class DetectionPipeline {
         : [];
 
     return knex.transaction(async (trx) => {
-      const [snapshot] = await trx("snapshots")
-        .insert({
+      const trxScope = scope.on(trx);
+      const [snapshot] = await trxScope
+        .insert("snapshots", {
           source_id: source.id,
-          workspace_id: source.workspace_id,
           content_hash: contentHash,
           body: result.body,
           content_type: result.contentType,
@@ -153,13 +153,14 @@ export class DetectionPipeline {
         .returning("id");
       let events = 0;
       if (previous && diff && !isEmptyDiff(diff)) {
-        const diffId = await upsertDiff(trx, source, previous.id, snapshot.id, diff);
+        const diffId = await upsertDiff(trxScope, source, previous.id, snapshot.id, diff);
         events = await this.applyDrafts(trx, source, drafts, { diffId, observedAt: fetchedAt });
       } else {
         // No diff (first snapshot, or only masked/volatile text changed): waiting changes held.
         events = await this.applyDrafts(trx, source, [], null);
       }
-      await trx("sources")
+      await trxScope
+        .from("sources")
         .where({ id: source.id })
         .update({
           last_snapshot_id: snapshot.id,
@@ -173,15 +174,17 @@ export class DetectionPipeline {
 
   /**
    * Re-extracts every snapshot of the competitor's sources with the current extractor and re-derives diffs and
-   * events. Idempotent: events are unique per (diff, subject), so a second run creates nothing new.
+   * events. Idempotent: events are unique per (diff, subject), so a second run creates nothing new. Only the
+   * competitor of the scope's workspace is found (the caller's: POST /competitors/{id}/reanalyze).
    */
-  async reanalyzeCompetitor(competitorId: string): Promise<number> {
-    const { knex } = this.deps;
-    const sources: SourceRow[] = await this.sourceQuery().where("s.competitor_id", competitorId);
+  async reanalyzeCompetitor(scope: WorkspaceScope, competitorId: string): Promise<number> {
+    const sources: SourceRow[] = await sourceQuery(scope.from("sources as s")).where("s.competitor_id", competitorId);
     let created = 0;
     for (const source of sources) {
-      created += await knex.transaction(async (trx) => {
-        const snapshots: SnapshotRow[] = await trx("snapshots")
+      created += await scope.db.transaction(async (trx) => {
+        const trxScope = scope.on(trx);
+        const snapshots: SnapshotRow[] = await trxScope
+          .from("snapshots")
           .where({ source_id: source.id })
           .orderBy("fetched_at")
           .orderBy("id");
@@ -194,7 +197,8 @@ export class DetectionPipeline {
             contentType: snapshot.content_type,
             fetchMethod: source.fetch_method,
           });
-          await trx("snapshots")
+          await trxScope
+            .from("snapshots")
             .where({ id: snapshot.id })
             .update({ extraction: JSON.stringify(extraction), extractor_version: EXTRACTOR_VERSION });
           let drafts: EventDraft[] = [];
@@ -203,7 +207,7 @@ export class DetectionPipeline {
             const diff = diffExtractions(before.extraction, extraction);
             if (!isEmptyDiff(diff)) {
               origin = {
-                diffId: await upsertDiff(trx, source, before.id, snapshot.id, diff),
+                diffId: await upsertDiff(trxScope, source, before.id, snapshot.id, diff),
                 observedAt: snapshot.fetched_at,
               };
               drafts = classify(diff, {
@@ -265,9 +269,9 @@ export class DetectionPipeline {
     draft: EventDraft,
     origin: ChangeOrigin,
   ): Promise<number> {
-    const [event] = await trx("events")
-      .insert({
-        workspace_id: source.workspace_id,
+    const scope = new WorkspaceScope(trx, source.workspace_id);
+    const [event] = await scope
+      .insert("events", {
         competitor_id: source.competitor_id,
         source_id: source.id,
         diff_id: origin.diffId,
@@ -305,10 +309,18 @@ export class DetectionPipeline {
     return 1;
   }
 
-  private async recordUnchanged(source: SourceRow, fetchedAt: Date, etag: string | null, lastModified: string | null) {
-    return this.deps.knex.transaction(async (trx) => {
+  private async recordUnchanged(
+    scope: WorkspaceScope,
+    source: SourceRow,
+    fetchedAt: Date,
+    etag: string | null,
+    lastModified: string | null,
+  ) {
+    return scope.db.transaction(async (trx) => {
       const events = await this.applyDrafts(trx, source, [], null);
-      await trx("sources")
+      await scope
+        .on(trx)
+        .from("sources")
         .where({ id: source.id })
         .update({
           etag: etag ?? source.etag,
@@ -319,15 +331,20 @@ export class DetectionPipeline {
     });
   }
 
-  private async recordFailure(sourceId: string, message: string, fetchedAt: Date): Promise<void> {
-    await this.deps
-      .knex("sources")
+  private async recordFailure(
+    scope: WorkspaceScope,
+    sourceId: string,
+    message: string,
+    fetchedAt: Date,
+  ): Promise<void> {
+    await scope
+      .from("sources")
       .where({ id: sourceId })
       .update({
         error_message: message,
         last_error_at: fetchedAt,
         last_fetched_at: fetchedAt,
-        consecutive_failures: this.deps.knex.raw("consecutive_failures + 1"),
+        consecutive_failures: scope.db.raw("consecutive_failures + 1"),
         updated_at: fetchedAt,
       });
     this.deps.log.info({ source: sourceId, error: message }, "source fetch failed");
@@ -339,32 +356,33 @@ export class DetectionPipeline {
     return extract(snapshot.body, { url: snapshot.final_url, contentType: snapshot.content_type, fetchMethod });
   }
 
-  private sourceQuery() {
-    return this.deps
-      .knex("sources as s")
-      .join("competitors as c", "c.id", "s.competitor_id")
-      .select(
-        "s.id",
-        "s.workspace_id",
-        "s.competitor_id",
-        "c.name as competitor_name",
-        "s.url",
-        "s.source_type",
-        "s.fetch_method",
-        "s.etag",
-        "s.last_modified",
-        "s.last_snapshot_id",
-        "s.fetch_job_id",
-      );
-  }
-
+  /** The source the job names, in whichever workspace it is (the job carries its id only). */
   private async loadSource(sourceId: string): Promise<SourceRow | undefined> {
-    return this.sourceQuery().where("s.id", sourceId).first();
+    return sourceQuery(acrossWorkspaces(this.deps.knex).from("sources as s")).where("s.id", sourceId).first();
   }
+}
 
-  private async loadSnapshot(snapshotId: string): Promise<SnapshotRow | undefined> {
-    return this.deps.knex("snapshots").where({ id: snapshotId }).first();
-  }
+/** Sources as the pipeline works on them (`sources` aliased `s`, in the scope the caller chose), with their competitor. */
+function sourceQuery(sources: Knex.QueryBuilder): Knex.QueryBuilder {
+  return sources
+    .join("competitors as c", "c.id", "s.competitor_id")
+    .select(
+      "s.id",
+      "s.workspace_id",
+      "s.competitor_id",
+      "c.name as competitor_name",
+      "s.url",
+      "s.source_type",
+      "s.fetch_method",
+      "s.etag",
+      "s.last_modified",
+      "s.last_snapshot_id",
+      "s.fetch_job_id",
+    );
+}
+
+async function loadSnapshot(scope: WorkspaceScope, snapshotId: string): Promise<SnapshotRow | undefined> {
+  return scope.from("snapshots").where({ id: snapshotId }).first();
 }
 
 function successState(fetchedAt: Date) {
@@ -379,16 +397,15 @@ function successState(fetchedAt: Date) {
 }
 
 async function upsertDiff(
-  trx: Knex.Transaction,
+  scope: WorkspaceScope,
   source: SourceRow,
   beforeId: string,
   afterId: string,
   diff: unknown,
 ): Promise<string> {
-  const [row] = await trx("diffs")
-    .insert({
+  const [row] = await scope
+    .insert("diffs", {
       source_id: source.id,
-      workspace_id: source.workspace_id,
       before_snapshot_id: beforeId,
       after_snapshot_id: afterId,
       diff_json: JSON.stringify(diff),

@@ -5,6 +5,7 @@
  * address.
  */
 import type { Knex } from "knex";
+import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
 import { invalid } from "../http/errors.js";
 import { claimWebhookMessage, verifyStandardWebhook } from "../lib/standard-webhooks.js";
 import { suppress } from "../suppressions/service.js";
@@ -88,14 +89,19 @@ export async function receiveEmailEvent(
   return knex.transaction(async (trx) => {
     await claimWebhookMessage(trx, "email", messageId);
     if (!event.emailId || !(event.type in STATUS_OF_EVENT)) return { received: true, delivery_id: null };
-    const delivery = await trx("digest_deliveries")
+    // The provider names its message, not a workspace: the delivery is looked up across workspaces, then changed in
+    // its own workspace's scope.
+    const delivery = await acrossWorkspaces(trx)
+      .from("digest_deliveries")
       .where({ provider_message_id: event.emailId })
       .forUpdate()
       .first("id", "workspace_id", "recipient_email", "status", "last_event_at");
     // Unknown message ids are accepted and ignored (docs/product-rules.md#email-delivery-webhook): mail sent before
     // this database, or by another service.
     if (!delivery) return { received: true, delivery_id: null };
-    await trx("digest_deliveries")
+    const scope = new WorkspaceScope(trx, delivery.workspace_id);
+    await scope
+      .from("digest_deliveries")
       .where({ id: delivery.id })
       .update(changesFor(delivery, event, trx));
     if (event.type === "email.complained") {

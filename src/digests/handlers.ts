@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { callerOf, type AreaHandlers } from "../http/handler.js";
+import { workspaceOf, type AreaHandlers } from "../http/handler.js";
 import { suppress } from "../suppressions/service.js";
 import { receiveEmailEvent } from "./email-events.js";
 import { DigestService } from "./service.js";
@@ -13,18 +13,19 @@ async function workspaceName(knex: Knex, workspaceId: string): Promise<string> {
 }
 
 export const digestHandlers: AreaHandlers = {
-  listDigests: async (ctx) => ctx.reply.ok(await new DigestService(ctx.services, callerOf(ctx)).list()),
+  listDigests: async (ctx) => ctx.reply.ok(await new DigestService(workspaceOf(ctx), ctx.services).list()),
 
   createDigest: async (ctx) =>
-    ctx.reply.created(await new DigestService(ctx.services, callerOf(ctx)).create(ctx.query.period_type)),
+    ctx.reply.created(await new DigestService(workspaceOf(ctx), ctx.services).create(ctx.query.period_type)),
 
-  getDigest: async (ctx) => ctx.reply.ok(await new DigestService(ctx.services, callerOf(ctx)).get(ctx.path.digest_id)),
+  getDigest: async (ctx) =>
+    ctx.reply.ok(await new DigestService(workspaceOf(ctx), ctx.services).get(ctx.path.digest_id)),
 
   sendDigest: async (ctx) =>
-    ctx.reply.ok(await new DigestService(ctx.services, callerOf(ctx)).send(ctx.path.digest_id)),
+    ctx.reply.ok(await new DigestService(workspaceOf(ctx), ctx.services).send(ctx.path.digest_id)),
 
   listDigestDeliveries: async (ctx) =>
-    ctx.reply.ok(await new DigestService(ctx.services, callerOf(ctx)).deliveries(ctx.path.digest_id)),
+    ctx.reply.ok(await new DigestService(workspaceOf(ctx), ctx.services).deliveries(ctx.path.digest_id)),
 
   receiveEmailDeliveryWebhook: async (ctx) =>
     ctx.reply.accepted(await receiveEmailEvent(ctx.services.knex, ctx.services.config.email.webhookSecret, ctx)),

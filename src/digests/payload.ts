@@ -12,6 +12,7 @@ import type { components } from "../../generated/api-types.js";
 import { eventLink } from "../alerts/messages.js";
 import { ruleMatches, type MatchableRule } from "../alerts/match.js";
 import { eventSourceUrl } from "../db/sql.js";
+import type { WorkspaceScope } from "../db/tenancy.js";
 import type { Severity } from "../detection/types.js";
 import { SEVERITIES, severityAtLeast } from "../lib/severity.js";
 
@@ -88,42 +89,40 @@ function headline(total: number, competitors: number, period: PeriodType): strin
   return `${changes} from ${from} in ${span}`;
 }
 
-/** Builds the payload of one workspace's digest for `[start, end)`. Dismissed events are left out. */
+/** Builds the payload of the scope's workspace's digest for `[start, end)`. Dismissed events are left out. */
 export async function buildDigestPayload(
-  knex: Knex | Knex.Transaction,
-  input: { workspaceId: string; periodType: PeriodType; start: Date; end: Date; publicBaseUrl: string },
+  scope: WorkspaceScope,
+  input: { periodType: PeriodType; start: Date; end: Date; publicBaseUrl: string },
 ): Promise<DigestPayload> {
-  const { workspaceId, periodType, start, end } = input;
-  const workspace = await knex("workspaces").where({ id: workspaceId }).first("id", "name");
+  const { periodType, start, end } = input;
+  const workspace = await scope.db("workspaces").where({ id: scope.workspaceId }).first("id", "name");
   const inPeriod = (q: Knex.QueryBuilder) =>
-    q
-      .where("e.workspace_id", workspaceId)
-      .where("e.detected_at", ">=", start)
-      .where("e.detected_at", "<", end)
-      .whereNot("e.status", "dismissed");
+    q.where("e.detected_at", ">=", start).where("e.detected_at", "<", end).whereNot("e.status", "dismissed");
 
   const countRows: { competitor_id: string; event_type: string; severity: string; n: number }[] = await inPeriod(
-    knex("events as e"),
+    scope.from("events as e"),
   )
     .groupBy("e.competitor_id", "e.event_type", "e.severity")
-    .select("e.competitor_id", "e.event_type", "e.severity", knex.raw("count(*)::int AS n"));
+    .select("e.competitor_id", "e.event_type", "e.severity", scope.db.raw("count(*)::int AS n"));
 
   // Severity rank descending, then newest first: the order of every list in the digest.
-  const { rows: events } = (await knex.raw(
+  const { rows: events } = await scope.raw<EventRow>(
     `SELECT e.id, e.competitor_id, c.name AS competitor_name, c.domain AS competitor_domain, e.event_type, e.severity,
             e.title, e.summary, e.confidence_score, e.detected_at,
             ${eventSourceUrl("src")} AS source_url
        FROM events e
        JOIN competitors c ON c.id = e.competitor_id
        LEFT JOIN sources src ON src.id = e.source_id
-      WHERE e.workspace_id = ? AND e.detected_at >= ? AND e.detected_at < ? AND e.status <> 'dismissed'
-      ORDER BY array_position(?::text[], e.severity) DESC, e.detected_at DESC, e.id
-      LIMIT ?`,
-    [workspaceId, start, end, [...SEVERITIES], MAX_EVENTS_READ],
-  )) as { rows: EventRow[] };
+      WHERE e.workspace_id = :workspace_id AND e.detected_at >= :start AND e.detected_at < :end
+        AND e.status <> 'dismissed'
+      ORDER BY array_position(:severities::text[], e.severity) DESC, e.detected_at DESC, e.id
+      LIMIT :limit`,
+    { start, end, severities: [...SEVERITIES], limit: MAX_EVENTS_READ },
+  );
 
-  const rules: MatchableRule[] = await knex("alert_rules")
-    .where({ workspace_id: workspaceId, frequency: periodType, is_active: true })
+  const rules: MatchableRule[] = await scope
+    .from("alert_rules")
+    .where({ frequency: periodType, is_active: true })
     .select(
       "competitor_id",
       "event_types_json",
@@ -182,7 +181,7 @@ export async function buildDigestPayload(
   }
 
   return {
-    workspace: { id: workspaceId, name: workspace?.name ?? "" },
+    workspace: { id: scope.workspaceId, name: workspace?.name ?? "" },
     period: { type: periodType, start: start.toISOString(), end: end.toISOString() },
     headline: headline(total, perCompetitor.size, periodType),
     counts: { total, competitors: perCompetitor.size, by_type: byType, by_severity: bySeverity },

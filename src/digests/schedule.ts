@@ -12,6 +12,7 @@
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import type { Logger } from "pino";
+import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
 import { knexExecutor, type Jobs } from "../jobs/boss.js";
 import { QUEUES } from "../jobs/queues.js";
 import { PLANS, PLAN_NAMES } from "../workspaces/plans.js";
@@ -75,20 +76,23 @@ export async function enqueueDigestRuns(trx: Knex.Transaction, jobs: Jobs, now: 
   return enqueued;
 }
 
-/** The `digest-generate` job: one digest per eligible workspace; re-running it generates none twice. */
+/**
+ * The `digest-generate` job: one digest per eligible workspace; re-running it generates none twice. It picks the
+ * workspaces across all of them, then generates each one's digest in that workspace's scope.
+ */
 export async function generateScheduledDigests(
   deps: { knex: Knex; log: Logger; publicBaseUrl: string },
   run: DigestRun,
 ): Promise<number> {
   const workspaces: { id: string }[] = await deps
     .knex("workspaces as w")
-    .whereExists((q) =>
-      q
-        .select(deps.knex.raw("1"))
+    .whereExists(
+      acrossWorkspaces(deps.knex)
         .from("memberships as m")
         .join("users as u", "u.id", "m.user_id")
         .whereRaw("m.workspace_id = w.id")
-        .where("u.digest_frequency", run.period_type),
+        .where("u.digest_frequency", run.period_type)
+        .select(deps.knex.raw("1")),
     )
     .modify((q) => {
       if (run.period_type === "daily") q.whereIn("w.plan", DAILY_DIGEST_PLANS);
@@ -96,8 +100,7 @@ export async function generateScheduledDigests(
     .orderBy("w.id")
     .select("w.id");
   for (const workspace of workspaces) {
-    await generateDigest(deps.knex, {
-      workspaceId: workspace.id,
+    await generateDigest(new WorkspaceScope(deps.knex, workspace.id), {
       periodType: run.period_type,
       periodEnd: new Date(run.scheduled_for),
       publicBaseUrl: deps.publicBaseUrl,
@@ -120,7 +123,8 @@ export async function enqueueDueDigestDeliveries(
   now: Date,
   provider: string,
 ): Promise<number> {
-  const { rows } = await trx.raw(
+  // Every workspace's due members in one statement: the tick serves all workspaces at once.
+  const { rows } = await acrossWorkspaces(trx).raw<{ id: string }>(
     `WITH latest AS (
        SELECT DISTINCT ON (g.workspace_id, g.period_type) g.id, g.workspace_id, g.period_type, g.period_end
          FROM digests g
@@ -160,7 +164,7 @@ export async function enqueueDueDigestDeliveries(
   );
   if (rows.length === 0) return 0;
   await jobs.boss.insert(
-    rows.map((row: { id: string }) => ({ name: QUEUES.digestDeliver.name, data: { delivery_id: row.id } })),
+    rows.map((row) => ({ name: QUEUES.digestDeliver.name, data: { delivery_id: row.id } })),
     { db: knexExecutor(trx) },
   );
   return rows.length;

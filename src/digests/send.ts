@@ -11,6 +11,7 @@
 import type { Knex } from "knex";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
+import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
 import type { EmailTransport } from "../lib/email.js";
 import { isSuppressed, normalizeEmail } from "../suppressions/service.js";
 import { digestEmail } from "./email.js";
@@ -35,25 +36,28 @@ export interface Recipient {
   name: string | null;
 }
 
-/** The delivery rows for `recipients` (created `pending` where missing); returns every row's id, existing or new. */
+/**
+ * The delivery rows of the scope's digest `digestId` for `recipients` (created `pending` where missing); returns every
+ * row's id, existing or new.
+ */
 export async function ensureDeliveries(
-  knex: Knex | Knex.Transaction,
-  digest: { id: string; workspace_id: string },
+  scope: WorkspaceScope,
+  digestId: string,
   recipients: Recipient[],
   provider: string,
 ): Promise<string[]> {
   if (recipients.length === 0) return [];
   const rows = recipients.map((r) => ({
-    digest_id: digest.id,
-    workspace_id: digest.workspace_id,
+    digest_id: digestId,
     user_id: r.userId,
     recipient_email: normalizeEmail(r.email),
     recipient_name: r.name,
     provider,
   }));
-  await knex("digest_deliveries").insert(rows).onConflict(["digest_id", "recipient_email"]).ignore();
-  const existing: { id: string }[] = await knex("digest_deliveries")
-    .where({ digest_id: digest.id })
+  await scope.insert("digest_deliveries", rows).onConflict(["digest_id", "recipient_email"]).ignore();
+  const existing: { id: string }[] = await scope
+    .from("digest_deliveries")
+    .where({ digest_id: digestId })
     .whereIn(
       "recipient_email",
       rows.map((r) => r.recipient_email),
@@ -70,7 +74,10 @@ export async function ensureDeliveries(
 export async function deliverDigest(deps: DigestSendDeps, deliveryId: string): Promise<DeliveryOutcome> {
   const links = unsubscribeLinks(deps.config);
   return deps.knex.transaction(async (trx) => {
-    const delivery = await trx("digest_deliveries as d")
+    // The job names the delivery by id only: it is looked up in whichever workspace holds it, and everything after
+    // is that workspace's work, done in its scope.
+    const delivery = await acrossWorkspaces(trx)
+      .from("digest_deliveries as d")
       .join("digests as g", "g.id", "d.digest_id")
       .where("d.id", deliveryId)
       .whereIn("d.status", SENDABLE)
@@ -88,12 +95,18 @@ export async function deliverDigest(deps: DigestSendDeps, deliveryId: string): P
         | undefined
       >("d.id", "d.digest_id", "d.workspace_id", "d.recipient_email", "d.recipient_name", "g.payload_json");
     if (!delivery || !delivery.payload_json) return "skipped";
+    const scope = new WorkspaceScope(trx, delivery.workspace_id);
 
     const markDigestDelivered = () =>
-      trx("digests").where({ id: delivery.digest_id }).whereNull("delivered_at").update({ delivered_at: trx.fn.now() });
+      scope
+        .from("digests")
+        .where({ id: delivery.digest_id })
+        .whereNull("delivered_at")
+        .update({ delivered_at: trx.fn.now() });
 
     if (await isSuppressed(trx, delivery.workspace_id, delivery.recipient_email)) {
-      await trx("digest_deliveries")
+      await scope
+        .from("digest_deliveries")
         .where({ id: delivery.id })
         .update({ status: "suppressed", error: null, updated_at: trx.fn.now() });
       await markDigestDelivered();
@@ -108,7 +121,7 @@ export async function deliverDigest(deps: DigestSendDeps, deliveryId: string): P
     );
     try {
       const sent = await deps.email.send(message);
-      await trx("digest_deliveries").where({ id: delivery.id }).update({
+      await scope.from("digest_deliveries").where({ id: delivery.id }).update({
         status: "sent",
         provider: deps.config.email.transport,
         provider_message_id: sent.messageId,
@@ -121,7 +134,8 @@ export async function deliverDigest(deps: DigestSendDeps, deliveryId: string): P
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       deps.log.warn({ delivery: delivery.id, to: delivery.recipient_email, err: reason }, "digest email failed");
-      await trx("digest_deliveries")
+      await scope
+        .from("digest_deliveries")
         .where({ id: delivery.id })
         .update({ status: "failed", error: reason.slice(0, 1000), updated_at: trx.fn.now() });
       return "failed";
@@ -129,11 +143,11 @@ export async function deliverDigest(deps: DigestSendDeps, deliveryId: string): P
   });
 }
 
-/** Every member of the workspace, as digest recipients. */
-export async function workspaceMembers(knex: Knex | Knex.Transaction, workspaceId: string): Promise<Recipient[]> {
-  const rows: { id: string; email: string; name: string | null }[] = await knex("memberships as m")
+/** Every member of the scope's workspace, as digest recipients. */
+export async function workspaceMembers(scope: WorkspaceScope): Promise<Recipient[]> {
+  const rows: { id: string; email: string; name: string | null }[] = await scope
+    .from("memberships as m")
     .join("users as u", "u.id", "m.user_id")
-    .where("m.workspace_id", workspaceId)
     .orderByRaw("lower(u.email)")
     .select("u.id", "u.email", "u.name");
   return rows.map((r) => ({ userId: r.id, email: r.email, name: r.name }));

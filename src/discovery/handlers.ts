@@ -5,24 +5,22 @@
  * it), and nothing new is stored for it. A homepage that cannot be fetched answers 422 at `["path", "competitor_id"]`
  * with `Could not fetch <url>: <reason>`.
  */
-import { callerOf, type AreaHandlers } from "../http/handler.js";
+import { workspaceOf, type AreaHandlers } from "../http/handler.js";
 import { DiscoveryService } from "./service.js";
 
 export const discoveryHandlers: AreaHandlers = {
   discoverCompetitorSources: async (ctx) => {
-    const service = new DiscoveryService(ctx.services.knex, callerOf(ctx), ctx.services.http);
+    const service = new DiscoveryService(workspaceOf(ctx), ctx.services.http);
     const created = await service.discover(ctx.path.competitor_id);
     return ctx.reply.ok(created.map((source) => source.toResponse()));
   },
 
   profileCompetitor: async (ctx) =>
-    ctx.reply.ok(
-      await new DiscoveryService(ctx.services.knex, callerOf(ctx), ctx.services.http).profile(ctx.path.competitor_id),
-    ),
+    ctx.reply.ok(await new DiscoveryService(workspaceOf(ctx), ctx.services.http).profile(ctx.path.competitor_id)),
 
   addEnrichedSources: async (ctx) =>
     ctx.reply.ok(
-      await new DiscoveryService(ctx.services.knex, callerOf(ctx), ctx.services.http).addEnriched(
+      await new DiscoveryService(workspaceOf(ctx), ctx.services.http).addEnriched(
         ctx.path.competitor_id,
         ctx.body.sources,
       ),

@@ -5,14 +5,14 @@
  * workspace's competitor is a 404 (docs/product-rules.md#access-and-roles).
  */
 import * as cheerio from "cheerio";
-import type { Knex } from "knex";
 import type { components } from "../../generated/api-types.js";
 import { CompetitorService } from "../competitors/service.js";
-import type { Competitor, Source } from "../competitors/models.js";
+import type { Competitor } from "../competitors/models.js";
+import type { Source } from "../sources/models.js";
 import { blockLines, bodyOf, collapse, loadHtml, truncate } from "../detection/extract/html.js";
 import { looksLikeFeed } from "../detection/extract/feed.js";
 import { ApiError, fromDatabaseError, invalid, type ValidationIssue } from "../http/errors.js";
-import type { AuthContext } from "../http/handler.js";
+import type { Workspace } from "../http/handler.js";
 import { FetchError, type FetchResult, type HttpClient } from "../lib/http-client.js";
 import { normalizeUrl } from "../sources/normalize-url.js";
 import { SourceService } from "../sources/service.js";
@@ -107,14 +107,13 @@ interface Verification {
 
 export class DiscoveryService {
   constructor(
-    private readonly knex: Knex,
-    private readonly caller: AuthContext,
+    private readonly workspace: Workspace,
     private readonly http: HttpClient,
   ) {}
 
   /** Creates a source for each candidate whose normalized URL is not tracked yet; returns the sources created. */
   async discover(competitorId: string): Promise<Source[]> {
-    const competitor = await new CompetitorService(this.knex, this.caller).get(competitorId);
+    const competitor = await new CompetitorService(this.workspace).get(competitorId);
     const tracked = await this.tracked(competitor.id);
     const survey = await this.survey(competitor, tracked);
     const trackedUrls = new Set(tracked.map((source) => source.normalized_url));
@@ -129,7 +128,7 @@ export class DiscoveryService {
 
   /** Profiles the homepage, verifies every candidate, stores the result in competitor_profiles and returns it. */
   async profile(competitorId: string): Promise<ProfileResponse> {
-    const competitor = await new CompetitorService(this.knex, this.caller).get(competitorId);
+    const competitor = await new CompetitorService(this.workspace).get(competitorId);
     const tracked = await this.tracked(competitor.id);
     const { url, page, candidates } = await this.survey(competitor, tracked);
     const checks = await mapLimit(candidates, VERIFY_CONCURRENCY, (candidate) =>
@@ -190,7 +189,8 @@ export class DiscoveryService {
     };
 
     // No external data vendor is configured in this service, so vendor_data is null (ProfileResponse docs).
-    await this.knex("competitor_profiles")
+    const { db } = this.workspace.scope;
+    await db("competitor_profiles")
       .insert({
         competitor_id: competitor.id,
         profile: JSON.stringify(profile),
@@ -198,7 +198,7 @@ export class DiscoveryService {
         enriched_sources: JSON.stringify(enriched),
         industry,
         business_model: businessModel,
-        profiled_at: this.knex.fn.now(),
+        profiled_at: db.fn.now(),
       })
       .onConflict("competitor_id")
       .merge();
@@ -227,7 +227,7 @@ export class DiscoveryService {
    * already tracked, and repeats within the request, are skipped.
    */
   async addEnriched(competitorId: string, items: Record<string, unknown>[]): Promise<AddEnrichedSourcesResponse> {
-    const competitor = await new CompetitorService(this.knex, this.caller).get(competitorId);
+    const competitor = await new CompetitorService(this.workspace).get(competitorId);
     const issues: ValidationIssue[] = [];
     const wanted: { url: string; normalized: string; source_type: SourceType }[] = [];
     items.forEach((item, i) => {
@@ -262,7 +262,7 @@ export class DiscoveryService {
   }
 
   private tracked(competitorId: string): Promise<Source[]> {
-    return new SourceService(this.knex, this.caller).listForCompetitor(competitorId);
+    return new SourceService(this.workspace).listForCompetitor(competitorId);
   }
 
   /**
@@ -350,7 +350,7 @@ export class DiscoveryService {
   /** A new source with the contract's defaults; null when a concurrent request tracked the same URL first. */
   private async createSource(competitorId: string, url: string, sourceType: SourceType): Promise<Source | null> {
     try {
-      return await new SourceService(this.knex, this.caller).create(competitorId, {
+      return await new SourceService(this.workspace).create(competitorId, {
         url,
         source_type: sourceType,
         fetch_method: sourceType === "rss" ? "rss" : "http",

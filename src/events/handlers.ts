@@ -1,18 +1,14 @@
-import { callerOf, type AreaHandlers } from "../http/handler.js";
+import { workspaceOf, type AreaHandlers } from "../http/handler.js";
 import { EventService } from "./service.js";
 
 export const eventHandlers: AreaHandlers = {
-  listEvents: async (ctx) =>
-    ctx.reply.okJson(await new EventService(ctx.services.knex, callerOf(ctx)).listJson(ctx.query)),
+  listEvents: async (ctx) => ctx.reply.okJson(await new EventService(workspaceOf(ctx)).listJson(ctx.query)),
 
-  getEvent: async (ctx) =>
-    ctx.reply.okJson(await new EventService(ctx.services.knex, callerOf(ctx)).detailJson(ctx.path.event_id)),
+  getEvent: async (ctx) => ctx.reply.okJson(await new EventService(workspaceOf(ctx)).detailJson(ctx.path.event_id)),
 
   updateEventStatus: async (ctx) =>
-    ctx.reply.ok(
-      await new EventService(ctx.services.knex, callerOf(ctx)).setStatus(ctx.path.event_id, ctx.query.status),
-    ),
+    ctx.reply.ok(await new EventService(workspaceOf(ctx)).setStatus(ctx.path.event_id, ctx.query.status)),
 
   getEventActivity: async (ctx) =>
-    ctx.reply.ok(await new EventService(ctx.services.knex, callerOf(ctx)).activity(ctx.query.days ?? 30)),
+    ctx.reply.ok(await new EventService(workspaceOf(ctx)).activity(ctx.query.days ?? 30)),
 };

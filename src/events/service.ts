@@ -1,11 +1,12 @@
 /**
  * The events feed and event detail. The list is the hottest query of the API, so Postgres builds the JSON array
  * itself and Node forwards the text (docs/stack-notes.md#request-throughput: JSON building in Node was the bottleneck).
+ * Every query goes through the caller's WorkspaceScope: another workspace's event is a 404.
  */
 import type { Knex } from "knex";
 import { isoTimestamp, likeLiteral } from "../db/sql.js";
 import { notFound } from "../http/errors.js";
-import type { AuthContext, JsonText } from "../http/handler.js";
+import type { JsonText, Workspace } from "../http/handler.js";
 import type { EventStatus, QueryOf, Schemas } from "../http/schemas.js";
 import { limitsOf } from "../workspaces/plans.js";
 
@@ -21,62 +22,61 @@ export const EVENT_JSON = `json_build_object(
   'created_at', ${isoTimestamp("e.created_at")})`;
 
 export class EventService {
-  constructor(
-    private readonly knex: Knex,
-    private readonly caller: AuthContext,
-  ) {}
+  constructor(private readonly workspace: Workspace) {}
 
   /**
    * Days of history the caller's plan shows (docs/product-rules.md#plans-and-limits: events older than `history_days`
    * are not listed).
    */
   private get historyDays(): number {
-    return limitsOf(this.caller.plan).history_days;
+    return limitsOf(this.workspace.caller.plan).history_days;
   }
 
   /** The page of events as a JSON array text, newest first. */
   async listJson(filters: EventFilters): Promise<JsonText<Schemas["EventResponse"][]>> {
-    const conditions = ["e.workspace_id = ?", "e.detected_at >= now() - make_interval(days => ?)"];
-    const bindings: unknown[] = [this.caller.workspaceId, this.historyDays];
+    const conditions = ["e.detected_at >= now() - make_interval(days => :history_days)"];
+    const bindings: Record<string, Knex.Value> = {
+      history_days: this.historyDays,
+      limit: filters.limit ?? 50,
+      offset: filters.offset ?? 0,
+    };
     if (filters.competitor_id) {
-      conditions.push("e.competitor_id = ?");
-      bindings.push(filters.competitor_id);
+      conditions.push("e.competitor_id = :competitor_id");
+      bindings.competitor_id = filters.competitor_id;
     }
     if (filters.event_type) {
-      conditions.push("e.event_type = ?");
-      bindings.push(filters.event_type);
+      conditions.push("e.event_type = :event_type");
+      bindings.event_type = filters.event_type;
     }
     if (filters.severity) {
-      conditions.push("e.severity = ?");
-      bindings.push(filters.severity);
+      conditions.push("e.severity = :severity");
+      bindings.severity = filters.severity;
     }
     if (filters.min_confidence !== undefined) {
-      conditions.push("e.confidence_score >= ?");
-      bindings.push(filters.min_confidence);
+      conditions.push("e.confidence_score >= :min_confidence");
+      bindings.min_confidence = filters.min_confidence;
     }
     if (filters.search) {
-      conditions.push("(e.title ILIKE ? OR e.summary ILIKE ?)");
-      const pattern = `%${likeLiteral(filters.search)}%`;
-      bindings.push(pattern, pattern);
+      conditions.push("(e.title ILIKE :pattern OR e.summary ILIKE :pattern)");
+      bindings.pattern = `%${likeLiteral(filters.search)}%`;
     }
     if (filters.since) {
-      conditions.push("e.detected_at >= ?");
-      bindings.push(filters.since);
+      conditions.push("e.detected_at >= :since");
+      bindings.since = filters.since;
     }
-    bindings.push(filters.limit ?? 50, filters.offset ?? 0);
-    const { rows } = await this.knex.raw(
+    const { rows } = await this.workspace.scope.raw<{ json: string }>(
       `SELECT coalesce(json_agg(page.event ORDER BY page.detected_at DESC, page.id DESC), '[]')::text AS json
        FROM (SELECT ${EVENT_JSON} AS event, e.detected_at, e.id FROM events e
-             WHERE ${conditions.join(" AND ")}
-             ORDER BY e.detected_at DESC, e.id DESC LIMIT ? OFFSET ?) page`,
-      bindings as Knex.RawBinding[],
+             WHERE e.workspace_id = :workspace_id AND ${conditions.join(" AND ")}
+             ORDER BY e.detected_at DESC, e.id DESC LIMIT :limit OFFSET :offset) page`,
+      bindings,
     );
-    return rows[0].json;
+    return rows[0]!.json;
   }
 
   /** One event with its competitor name, diff, evidence and source URL, as JSON text. */
   async detailJson(eventId: string): Promise<JsonText<Schemas["EventDetail"]>> {
-    const { rows } = await this.knex.raw(
+    const { rows } = await this.workspace.scope.raw<{ json: string }>(
       `SELECT json_build_object(
          'competitor_name', c.name,
          'diff_json', d.diff_json,
@@ -91,16 +91,18 @@ export class EventService {
        LEFT JOIN competitors c ON c.id = e.competitor_id
        LEFT JOIN sources s ON s.id = e.source_id
        LEFT JOIN diffs d ON d.id = e.diff_id
-       WHERE e.id = ? AND e.workspace_id = ? AND e.detected_at >= now() - make_interval(days => ?)`,
-      [eventId, this.caller.workspaceId, this.historyDays],
+       WHERE e.id = :event_id AND e.workspace_id = :workspace_id
+         AND e.detected_at >= now() - make_interval(days => :history_days)`,
+      { event_id: eventId, history_days: this.historyDays },
     );
     if (rows.length === 0) throw notFound("Event");
-    return rows[0].json;
+    return rows[0]!.json;
   }
 
   async setStatus(eventId: string, status: EventStatus): Promise<Schemas["EventStatusResult"]> {
-    const [row] = await this.knex("events")
-      .where({ id: eventId, workspace_id: this.caller.workspaceId })
+    const [row] = await this.workspace.scope
+      .from("events")
+      .where({ id: eventId })
       .update({ status })
       .returning(["id", "status"]);
     if (!row) throw notFound("Event");
@@ -109,8 +111,7 @@ export class EventService {
 
   /** Markers per competitor over the window; every competitor is a key, with `[]` when it had no events. */
   async activity(days: number): Promise<Schemas["EventActivity"]> {
-    const window = Math.min(days, this.historyDays);
-    const { rows } = await this.knex.raw(
+    const { rows } = await this.workspace.scope.raw<{ competitors: Schemas["EventActivity"]["competitors"] }>(
       `SELECT coalesce(json_object_agg(c.id, coalesce(m.markers, '[]'::json)), '{}'::json) AS competitors
        FROM competitors c
        LEFT JOIN LATERAL (
@@ -118,11 +119,11 @@ export class EventService {
                          ORDER BY e.detected_at, e.id) AS markers
          FROM events e
          WHERE e.competitor_id = c.id AND e.workspace_id = c.workspace_id
-           AND e.detected_at >= now() - make_interval(days => ?)
+           AND e.detected_at >= now() - make_interval(days => :window_days)
        ) m ON true
-       WHERE c.workspace_id = ?`,
-      [window, this.caller.workspaceId],
+       WHERE c.workspace_id = :workspace_id`,
+      { window_days: Math.min(days, this.historyDays) },
     );
-    return { competitors: rows[0].competitors, days };
+    return { competitors: rows[0]!.competitors, days };
   }
 }

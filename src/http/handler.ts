@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import type { operations } from "../../generated/api-types.js";
 import type { Wire } from "./schemas.js";
 import type { TokenService } from "../auth/tokens.js";
+import { WorkspaceScope } from "../db/tenancy.js";
 import type { Config } from "../config.js";
 import type { DetectionPipeline } from "../detection/pipeline.js";
 import type { Jobs } from "../jobs/boss.js";
@@ -143,4 +144,19 @@ export const REPLY_BUILDER: ReplyBuilder<OperationId> = {
 export function callerOf(ctx: RequestContext<any>): AuthContext {
   if (!ctx.auth) throw new Error(`operation ${ctx.operationId} ran without an authenticated caller`);
   return ctx.auth;
+}
+
+/**
+ * What every workspace service is constructed with: the caller (role and plan come from here, and only from here)
+ * and their workspace's data, which no query can leave (src/db/tenancy.ts).
+ */
+export interface Workspace {
+  caller: AuthContext;
+  scope: WorkspaceScope;
+}
+
+/** The caller's workspace, for the service an authenticated operation delegates to. */
+export function workspaceOf(ctx: RequestContext<any>): Workspace {
+  const caller = callerOf(ctx);
+  return { caller, scope: new WorkspaceScope(ctx.services.knex, caller.workspaceId) };
 }

@@ -1,11 +1,15 @@
 /**
  * Aggregated intelligence per competitor, derived from what detection stored: the latest extraction of each source
- * (pricing plans, open jobs, changelog items), the competitor's profile, and its recent events.
+ * (pricing plans, open jobs, changelog items), the competitor's profile, and its recent events. Every query goes
+ * through the caller's WorkspaceScope.
  */
 import type { Knex } from "knex";
-import type { AuthContext } from "../http/handler.js";
-import type { Schemas, Wire } from "../http/schemas.js";
+import { Competitor } from "../competitors/models.js";
+import { CompetitorService } from "../competitors/service.js";
+import type { DetectionPipeline } from "../detection/pipeline.js";
 import type { ContentItem, Extraction, JobPosting, PricingPlan } from "../detection/types.js";
+import type { Workspace } from "../http/handler.js";
+import type { Schemas, Severity, Wire } from "../http/schemas.js";
 import { limitsOf } from "../workspaces/plans.js";
 
 const RECENT_EVENTS = 10;
@@ -14,6 +18,8 @@ const PRODUCT_SOURCE_TYPES = ["changelog", "blog", "rss", "docs", "press", "news
 /** The insight as built here: timestamps are Dates until JSON writes them as ISO strings. */
 type CompetitorInsight = Wire<Schemas["CompetitorInsight"]>;
 type RecentEvent = Wire<Schemas["InsightRecentEvent"]>;
+/** The contract leaves the sections' fields open (`Record<string, unknown>`); the builders below fix them. */
+type Section = CompetitorInsight["pricing"];
 
 interface LatestExtraction {
   source_id: string;
@@ -23,62 +29,85 @@ interface LatestExtraction {
   extraction: Extraction;
 }
 
+interface PricingMove {
+  id: string;
+  title: string;
+  severity: Severity;
+  detected_at: Date;
+}
+
 export class InsightService {
-  constructor(
-    private readonly knex: Knex,
-    private readonly caller: AuthContext,
-  ) {}
+  constructor(private readonly workspace: Workspace) {}
 
-  async list(): Promise<CompetitorInsight[]> {
-    const competitors = await this.knex("competitors")
-      .where({ workspace_id: this.caller.workspaceId })
+  async list(): Promise<Wire<Schemas["InsightList"]>> {
+    const competitors = await this.workspace.scope
+      .query(Competitor)
       .orderBy([{ column: "created_at" }, { column: "id" }]);
-    return Promise.all(competitors.map((competitor) => this.build(competitor)));
+    return { competitors: await Promise.all(competitors.map((competitor) => this.build(competitor))) };
   }
 
-  /** The insight, or `null` when the competitor is not the caller's (the handler answers the not-found shape). */
-  async get(competitorId: string): Promise<CompetitorInsight | null> {
-    const competitor = await this.knex("competitors")
-      .where({ id: competitorId, workspace_id: this.caller.workspaceId })
+  /**
+   * The insight, or the not-found shape when the competitor is not the caller's: the spec answers an unknown
+   * competitor with 200 and that shape, not 404 (docs/product-rules.md#insights).
+   */
+  async get(competitorId: string): Promise<Wire<Schemas["CompetitorInsightResult"]>> {
+    const competitor = await this.workspace.scope.query(Competitor).findById(competitorId);
+    if (!competitor) return { detail: "Competitor not found", competitor_id: competitorId };
+    return this.build(competitor);
+  }
+
+  /** Re-runs extraction, diffing and classification over the competitor's stored snapshots (404 when not the caller's). */
+  async reanalyze(competitorId: string, detection: DetectionPipeline): Promise<Schemas["ReanalyzeResult"]> {
+    const competitor = await new CompetitorService(this.workspace).get(competitorId);
+    const snapshots = await this.workspace.scope
+      .from("snapshots as n")
+      .join("sources as s", "s.id", "n.source_id")
+      .where("s.competitor_id", competitor.id)
+      .count({ n: "*" })
       .first();
-    return competitor ? this.build(competitor) : null;
+    if (Number(snapshots?.n ?? 0) === 0) {
+      return {
+        competitor: competitor.name,
+        error: "No snapshots to analyse yet: fetch a source first",
+        events_generated: null,
+      };
+    }
+    const created = await detection.reanalyzeCompetitor(this.workspace.scope, competitor.id);
+    return { competitor: competitor.name, error: null, events_generated: created };
   }
 
-  private async build(competitor: {
-    id: string;
-    name: string;
-    domain: string;
-    description: string | null;
-  }): Promise<CompetitorInsight> {
-    const historyDays = limitsOf(this.caller.plan).history_days;
+  private async build(competitor: Competitor): Promise<CompetitorInsight> {
+    const { scope } = this.workspace;
+    const historyDays = limitsOf(this.workspace.caller.plan).history_days;
     const withinHistory = (q: Knex.QueryBuilder) =>
       q
         .where("competitor_id", competitor.id)
         .whereRaw("detected_at >= now() - make_interval(days => ?)", [historyDays]);
 
     const [counts, profile, latest, recent, pricingMoves, launches, eventCount] = await Promise.all([
-      this.knex("sources")
+      scope
+        .from("sources")
         .where({ competitor_id: competitor.id })
         .first(
-          this.knex.raw("count(*)::int AS total"),
-          this.knex.raw("count(*) FILTER (WHERE last_success_at IS NOT NULL)::int AS scanned"),
+          scope.db.raw("count(*)::int AS total"),
+          scope.db.raw("count(*) FILTER (WHERE last_success_at IS NOT NULL)::int AS scanned"),
         ),
-      this.knex("competitor_profiles").where({ competitor_id: competitor.id }).first(),
+      scope.db("competitor_profiles").where({ competitor_id: competitor.id }).first(),
       this.latestExtractions(competitor.id),
-      withinHistory(this.knex("events"))
+      withinHistory(scope.from("events"))
         .orderBy([
           { column: "detected_at", order: "desc" },
           { column: "id", order: "desc" },
         ])
         .limit(RECENT_EVENTS)
         .select<RecentEvent[]>("id", "title", "summary", "event_type", "severity", "confidence_score", "detected_at"),
-      withinHistory(this.knex("events"))
+      withinHistory(scope.from("events"))
         .where({ event_type: "pricing_change" })
         .orderBy("detected_at", "desc")
         .limit(5)
-        .select("id", "title", "severity", "detected_at"),
-      withinHistory(this.knex("events")).where({ event_type: "product_change" }).count({ n: "*" }).first(),
-      withinHistory(this.knex("events")).count({ n: "*" }).first(),
+        .select<PricingMove[]>("id", "title", "severity", "detected_at"),
+      withinHistory(scope.from("events")).where({ event_type: "product_change" }).count({ n: "*" }).first(),
+      withinHistory(scope.from("events")).count({ n: "*" }).first(),
     ]);
 
     return {
@@ -101,14 +130,15 @@ export class InsightService {
 
   /** The newest snapshot's extraction of every source of the competitor. */
   private async latestExtractions(competitorId: string): Promise<LatestExtraction[]> {
-    return this.knex("sources as s")
+    return this.workspace.scope
+      .from("sources as s")
       .join("snapshots as n", "n.id", "s.last_snapshot_id")
       .where("s.competitor_id", competitorId)
       .select("s.id as source_id", "s.source_type", "s.url", "n.fetched_at", "n.extraction");
   }
 }
 
-function pricingInsight(latest: LatestExtraction[], moves: unknown[]): Record<string, unknown> {
+function pricingInsight(latest: LatestExtraction[], moves: PricingMove[]): Section {
   const withPlans = latest.filter((l) => l.extraction.pricing.length > 0);
   // The pricing page is the authority; other pages' price mentions only when it has none.
   const best = withPlans.find((l) => l.source_type === "pricing") ?? withPlans[0];
@@ -123,7 +153,7 @@ function pricingInsight(latest: LatestExtraction[], moves: unknown[]): Record<st
   };
 }
 
-function productInsight(latest: LatestExtraction[], launches: number): Record<string, unknown> {
+function productInsight(latest: LatestExtraction[], launches: number): Section {
   const items: (ContentItem & { source_url: string })[] = latest
     .filter((l) => PRODUCT_SOURCE_TYPES.includes(l.source_type))
     .flatMap((l) => l.extraction.items.map((item) => ({ ...item, source_url: l.url })));
@@ -137,7 +167,7 @@ function productInsight(latest: LatestExtraction[], launches: number): Record<st
   };
 }
 
-function hiringInsight(latest: LatestExtraction[]): Record<string, unknown> {
+function hiringInsight(latest: LatestExtraction[]): Section {
   const careers = latest.filter((l) => l.extraction.jobs.length > 0);
   if (careers.length === 0) return {};
   const jobs: JobPosting[] = careers.flatMap((l) => l.extraction.jobs);

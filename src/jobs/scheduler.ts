@@ -5,20 +5,18 @@
  * deliveries, CRM rollups: src/jobs/scheduled-tasks.ts). Any number of worker processes may run it: an advisory lock
  * and the heartbeat in `scheduler_state` make one tick happen per interval.
  */
-import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import type { Logger } from "pino";
+import { acrossWorkspaces } from "../db/tenancy.js";
 import { hostOf } from "../detection/host-limiter.js";
-import { knexExecutor, type Jobs } from "./boss.js";
-import { QUEUES } from "./queues.js";
+import { queueFetches, whereNoFetchWaiting } from "../sources/fetch-queue.js";
+import type { Jobs } from "./boss.js";
 
 /** Sources enqueued per tick at most; the rest are due next tick (oldest first, so none starves). */
 const MAX_PER_TICK = 2000;
 /** Seconds between two fetches of one host within a tick, plus up to JITTER_SECONDS of random spread. */
 const HOST_SPACING_SECONDS = 2;
 const JITTER_SECONDS = 1;
-/** A fetch queued longer than this is presumed lost (e.g. its job was deleted) and may be queued again. */
-const STALE_QUEUED_MINUTES = 60;
 const LOCK_KEY = "rivalscope:fetch-scheduler";
 
 /**
@@ -73,13 +71,11 @@ export class Scheduler {
       const sinceLast = state?.last_tick_at ? (Date.now() - new Date(state.last_tick_at).getTime()) / 1000 : Infinity;
       if (!options.force && sinceLast < this.tickSeconds * 0.5) return 0;
 
-      const due: { id: string; url: string }[] = await trx("sources")
-        .where("is_active", true)
-        .where((q) =>
-          q
-            .whereNull("fetch_job_id")
-            .orWhere("fetch_queued_at", "<", trx.raw(`now() - interval '${STALE_QUEUED_MINUTES} minutes'`)),
-        )
+      // Every workspace's sources: the scheduler serves them all.
+      const due: { id: string; url: string }[] = await whereNoFetchWaiting(
+        acrossWorkspaces(trx).from("sources").where("is_active", true),
+        trx,
+      )
         .where((q) =>
           q
             .whereNull("last_fetched_at")
@@ -92,31 +88,22 @@ export class Scheduler {
         .select("id", "url");
 
       const perHost = new Map<string, number>();
-      const jobs = due.map((source) => {
+      const fetches = due.map((source) => {
         const host = hostOf(source.url);
         const position = perHost.get(host) ?? 0;
         perHost.set(host, position + 1);
         const delaySeconds = position * HOST_SPACING_SECONDS + Math.random() * JITTER_SECONDS;
         return {
-          id: randomUUID(),
-          name: QUEUES.sourceFetch.name,
-          data: { source_id: source.id, trigger: "schedule" },
-          startAfter: new Date(Date.now() + delaySeconds * 1000).toISOString(),
+          sourceId: source.id,
+          trigger: "schedule" as const,
+          startAfter: new Date(Date.now() + delaySeconds * 1000),
         };
       });
-      if (jobs.length > 0) {
-        await this.deps.jobs.boss.insert(jobs, { db: knexExecutor(trx) });
-        await trx.raw(
-          `UPDATE sources SET fetch_job_id = queued.job_id::uuid, fetch_queued_at = now()
-           FROM (SELECT unnest(?::uuid[]) AS source_id, unnest(?::text[]) AS job_id) queued
-           WHERE sources.id = queued.source_id`,
-          [due.map((s) => s.id), jobs.map((j) => j.id)],
-        );
-      }
+      await queueFetches(trx, this.deps.jobs, fetches);
       await trx("scheduler_state")
         .where({ id: 1 })
-        .update({ last_tick_at: trx.fn.now(), last_tick_enqueued: jobs.length });
-      if (jobs.length > 0) this.deps.log.info({ enqueued: jobs.length }, "scheduler enqueued due sources");
+        .update({ last_tick_at: trx.fn.now(), last_tick_enqueued: fetches.length });
+      if (fetches.length > 0) this.deps.log.info({ enqueued: fetches.length }, "scheduler enqueued due sources");
       for (const task of this.tasks) {
         try {
           await trx.transaction((savepoint) => task.run(savepoint, now));
@@ -124,7 +111,7 @@ export class Scheduler {
           this.deps.log.error({ err: error, task: task.name }, "scheduler task failed");
         }
       }
-      return jobs.length;
+      return fetches.length;
     });
   }
 }

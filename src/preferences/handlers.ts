@@ -1,9 +1,8 @@
-import { callerOf, type AreaHandlers } from "../http/handler.js";
+import { workspaceOf, type AreaHandlers } from "../http/handler.js";
 import { PreferenceService } from "./service.js";
 
 export const preferenceHandlers: AreaHandlers = {
-  getMyPreferences: async (ctx) => ctx.reply.ok(await new PreferenceService(ctx.services.knex, callerOf(ctx)).get()),
+  getMyPreferences: async (ctx) => ctx.reply.ok(await new PreferenceService(workspaceOf(ctx)).get()),
 
-  updateMyPreferences: async (ctx) =>
-    ctx.reply.ok(await new PreferenceService(ctx.services.knex, callerOf(ctx)).update(ctx.body)),
+  updateMyPreferences: async (ctx) => ctx.reply.ok(await new PreferenceService(workspaceOf(ctx)).update(ctx.body)),
 };

@@ -1,6 +1,6 @@
 /**
  * The workspace's suppression list (spec/digests.tsp, SuppressedEmail): addresses digest emails are not sent to.
- * Addresses are stored lowercased and compared case-insensitively; every query names the workspace
+ * Addresses are stored lowercased and compared case-insensitively; every query goes through a WorkspaceScope
  * (docs/architecture.md#tenancy-in-the-query), so one workspace never sees or removes another's rows.
  *
  * `isSuppressed` and `suppress` are the entry points for the other areas: digest sending skips suppressed recipients,
@@ -8,8 +8,9 @@
  */
 import type { Knex } from "knex";
 import type { components } from "../../generated/api-types.js";
+import { WorkspaceScope } from "../db/tenancy.js";
 import { notFound } from "../http/errors.js";
-import type { AuthContext } from "../http/handler.js";
+import type { Workspace } from "../http/handler.js";
 
 export type SuppressedEmail = components["schemas"]["SuppressedEmail"];
 type SuppressionCreate = components["schemas"]["SuppressionCreate"];
@@ -45,8 +46,10 @@ export async function isSuppressed(
   workspaceId: string,
   email: string,
 ): Promise<boolean> {
-  const row = await knex("suppressed_emails")
-    .where({ workspace_id: workspaceId, email: normalizeEmail(email) })
+  const scope = new WorkspaceScope(knex, workspaceId);
+  const row = await scope
+    .from("suppressed_emails")
+    .where({ email: normalizeEmail(email) })
     .first("id");
   return row !== undefined;
 }
@@ -63,18 +66,20 @@ export async function suppress(
   reason: string,
   detail: string | null = null,
 ): Promise<SuppressedEmail> {
+  const scope = new WorkspaceScope(knex, workspaceId);
   const address = normalizeEmail(email);
   // ON CONFLICT DO NOTHING returns no row for an existing address, so read it in a second statement (which sees the
   // committed row under READ COMMITTED). A row deleted between the two statements sends us round again.
   for (let attempt = 1; attempt <= 3; attempt++) {
-    const [inserted] = await knex("suppressed_emails")
-      .insert({ workspace_id: workspaceId, email: address, reason, detail })
+    const [inserted] = await scope
+      .insert("suppressed_emails", { email: address, reason, detail })
       .onConflict(["workspace_id", "email"])
       .ignore()
       .returning(COLUMNS);
     if (inserted) return toResponse(inserted);
-    const existing = await knex("suppressed_emails")
-      .where({ workspace_id: workspaceId, email: address })
+    const existing = await scope
+      .from("suppressed_emails")
+      .where({ email: address })
       .first(...COLUMNS);
     if (existing) return toResponse(existing);
   }
@@ -83,15 +88,12 @@ export async function suppress(
 
 /** The suppression-list operations of one caller, always scoped to the caller's workspace. */
 export class SuppressionService {
-  constructor(
-    private readonly knex: Knex,
-    private readonly caller: AuthContext,
-  ) {}
+  constructor(private readonly workspace: Workspace) {}
 
   /** Most recently suppressed first (ties by address, so the order is stable), at most the 1000 most recent. */
   async list(): Promise<SuppressedEmail[]> {
-    const rows: SuppressionRow[] = await this.knex("suppressed_emails")
-      .where({ workspace_id: this.caller.workspaceId })
+    const rows: SuppressionRow[] = await this.workspace.scope
+      .from("suppressed_emails")
       .orderBy([
         { column: "suppressed_at", order: "desc" },
         { column: "email", order: "asc" },
@@ -103,19 +105,15 @@ export class SuppressionService {
 
   /** Idempotent (spec: an already suppressed address answers 201 with the existing row unchanged). */
   async create(input: SuppressionCreate): Promise<SuppressedEmail> {
-    return suppress(
-      this.knex,
-      this.caller.workspaceId,
-      input.email,
-      input.reason ?? MANUAL_REASON,
-      input.detail ?? null,
-    );
+    const { scope } = this.workspace;
+    return suppress(scope.db, scope.workspaceId, input.email, input.reason ?? MANUAL_REASON, input.detail ?? null);
   }
 
   /** Removes the address from the caller's workspace only; 404 when it is not on that list. */
   async delete(email: string): Promise<void> {
-    const deleted = await this.knex("suppressed_emails")
-      .where({ workspace_id: this.caller.workspaceId, email: normalizeEmail(email) })
+    const deleted = await this.workspace.scope
+      .from("suppressed_emails")
+      .where({ email: normalizeEmail(email) })
       .delete();
     if (deleted === 0) throw notFound("Suppressed address");
   }

@@ -3,6 +3,7 @@
  * subscription, each with its `webhook-deliver` job, in one transaction.
  */
 import { randomUUID } from "node:crypto";
+import { WorkspaceScope } from "../db/tenancy.js";
 import type { EventChannel } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { subscriptionTakes } from "./policy.js";
@@ -18,8 +19,9 @@ export const webhookChannel: EventChannel = {
   wants: (setup) => setup.webhooks,
   consume: async (deps, event) => {
     await deps.knex.transaction(async (trx) => {
-      const subscriptions = await trx("webhook_subscriptions")
-        .where({ workspace_id: event.workspace_id })
+      const scope = new WorkspaceScope(trx, event.workspace_id);
+      const subscriptions = await scope
+        .from("webhook_subscriptions")
         .orderBy("environment")
         .select<{ id: string; min_severity: string; event_types: string[] | null }[]>(
           "id",

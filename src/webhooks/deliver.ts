@@ -12,12 +12,13 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Knex } from "knex";
-import { eventSourceUrl } from "../db/sql.js";
-import type { DeliveryDeps } from "../delivery/types.js";
+import { WorkspaceScope } from "../db/tenancy.js";
+import { loadEventToSend } from "../delivery/event.js";
+import type { DeliveryDeps, EventToSend } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { enqueueEmail } from "../lib/email.js";
 import { FetchError } from "../lib/http-client.js";
-import { limitsOf, type PlanName } from "../workspaces/plans.js";
+import { limitsOf } from "../workspaces/plans.js";
 import { ATTEMPT_TIMEOUT_MS, classifyStatus, nextAttemptAt, parseRetryAfter } from "./policy.js";
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from "./signature.js";
 
@@ -47,27 +48,17 @@ export interface WebhookPayload {
   };
 }
 
+/** The delivery with its subscription. */
 interface DeliveryRow {
   id: string;
   status: string;
   job_id: string | null;
+  event_id: string;
   subscription_id: string;
   environment: string;
   url: string;
   signing_secret: string;
   workspace_id: string;
-  plan: PlanName;
-  event_id: string;
-  event_type: string;
-  severity: string;
-  confidence_score: number;
-  title: string;
-  summary: string;
-  detected_at: Date;
-  source_url: string;
-  competitor_id: string;
-  competitor_name: string;
-  competitor_domain: string;
 }
 
 interface AttemptResult {
@@ -83,23 +74,25 @@ interface AttemptResult {
 export async function deliverWebhook(deps: DeliveryDeps, deliveryId: string, jobId: string): Promise<DeliveryOutcome> {
   const delivery = await loadDelivery(deps.knex, deliveryId);
   if (!delivery || delivery.status !== "pending" || delivery.job_id !== jobId) return "skipped";
+  const event = await loadEventToSend(deps.knex, delivery.event_id);
+  if (!event) return "skipped";
 
   // Webhooks need api_access while they are delivered too (docs/product-rules.md#access-and-roles): a downgrade stops
   // the pending ones.
-  if (!limitsOf(delivery.plan).api_access) {
+  if (!limitsOf(event.plan).api_access) {
     const stopped = await deps
       .knex("webhook_deliveries")
       .where({ id: deliveryId, status: "pending", job_id: jobId })
       .update({
         status: "failed",
         next_attempt_at: null,
-        last_error: `the workspace's ${delivery.plan} plan no longer includes webhooks (api_access)`,
+        last_error: `the workspace's ${event.plan} plan no longer includes webhooks (api_access)`,
       });
     return stopped > 0 ? "failed" : "skipped";
   }
 
-  const result = await attempt(deps, delivery);
-  const outcome = await deps.knex.transaction((trx) => recordAttempt(deps, trx, delivery, jobId, result));
+  const result = await attempt(deps, delivery, event);
+  const outcome = await deps.knex.transaction((trx) => recordAttempt(deps, trx, delivery, event, jobId, result));
   deps.log.info(
     { delivery: deliveryId, event: delivery.event_id, status: result.statusCode, error: result.error, outcome },
     "webhook attempt",
@@ -107,53 +100,54 @@ export async function deliverWebhook(deps: DeliveryDeps, deliveryId: string, job
   return outcome;
 }
 
-/** The body for one attempt: `delivered_at` is the time of this attempt. */
-function buildPayload(delivery: DeliveryRow, deliveredAt: Date): WebhookPayload {
+/**
+ * The body for one attempt: `delivered_at` is the time of this attempt. The event outlives its source (no FK), so
+ * source_url falls back to the URL its evidence recorded, and lastly to the competitor's site: the spec makes it a
+ * string (EventToSend).
+ */
+function buildPayload(delivery: DeliveryRow, event: EventToSend, deliveredAt: Date): WebhookPayload {
   return {
-    event_id: delivery.event_id,
+    event_id: event.id,
     delivered_at: deliveredAt.toISOString(),
     workspace_id: delivery.workspace_id,
-    competitor: { id: delivery.competitor_id, name: delivery.competitor_name, domain: delivery.competitor_domain },
+    competitor: { id: event.competitor_id, name: event.competitor_name, domain: event.competitor_domain },
     event: {
-      type: delivery.event_type,
-      severity: delivery.severity,
-      confidence: delivery.confidence_score,
-      title: delivery.title,
-      summary: delivery.summary,
-      detected_at: new Date(delivery.detected_at).toISOString(),
-      source_url: delivery.source_url,
+      type: event.event_type,
+      severity: event.severity,
+      confidence: event.confidence_score,
+      title: event.title,
+      summary: event.summary,
+      detected_at: new Date(event.detected_at).toISOString(),
+      source_url: event.source_url,
     },
   };
 }
 
+/** The delivery the job names, with its subscription (a delivery belongs to its subscription's workspace). */
 async function loadDelivery(knex: Knex, deliveryId: string): Promise<DeliveryRow | null> {
-  // The event outlives its source (no FK), so source_url falls back to the URL its evidence recorded, and lastly to
-  // the competitor's site: the spec makes it a string.
-  const { rows } = await knex.raw(
-    `SELECT d.id, d.status, d.job_id,
-            s.id AS subscription_id, s.environment, s.url, s.signing_secret,
-            w.id AS workspace_id, w.plan,
-            e.id AS event_id, e.event_type, e.severity, e.confidence_score, e.title, e.summary, e.detected_at,
-            ${eventSourceUrl("src")} AS source_url,
-            c.id AS competitor_id, c.name AS competitor_name, c.domain AS competitor_domain
-       FROM webhook_deliveries d
-       JOIN webhook_subscriptions s ON s.id = d.subscription_id
-       JOIN workspaces w ON w.id = s.workspace_id
-       JOIN events e ON e.id = d.event_id
-       JOIN competitors c ON c.id = e.competitor_id
-       LEFT JOIN sources src ON src.id = e.source_id
-      WHERE d.id = ?`,
-    [deliveryId],
-  );
-  return (rows[0] as DeliveryRow | undefined) ?? null;
+  const row: DeliveryRow | undefined = await knex("webhook_deliveries as d")
+    .join("webhook_subscriptions as s", "s.id", "d.subscription_id")
+    .where("d.id", deliveryId)
+    .first(
+      "d.id",
+      "d.status",
+      "d.job_id",
+      "d.event_id",
+      "s.id as subscription_id",
+      "s.environment",
+      "s.url",
+      "s.signing_secret",
+      "s.workspace_id",
+    );
+  return row ?? null;
 }
 
 /** One signed POST. Never throws for the receiver's failures: they are the attempt's result. */
-async function attempt(deps: DeliveryDeps, delivery: DeliveryRow): Promise<AttemptResult> {
+async function attempt(deps: DeliveryDeps, delivery: DeliveryRow, event: EventToSend): Promise<AttemptResult> {
   const attemptedAt = new Date();
   // Fresh per attempt (docs/product-rules.md#outbound-signature): receivers allow 300 s of skew, so a retry must not
   // replay an old timestamp.
-  const body = JSON.stringify(buildPayload(delivery, attemptedAt));
+  const body = JSON.stringify(buildPayload(delivery, event, attemptedAt));
   const headers = {
     "content-type": "application/json",
     [EVENT_ID_HEADER]: delivery.event_id,
@@ -206,6 +200,7 @@ async function recordAttempt(
   deps: DeliveryDeps,
   trx: Knex.Transaction,
   delivery: DeliveryRow,
+  event: EventToSend,
   jobId: string,
   result: AttemptResult,
 ): Promise<DeliveryOutcome> {
@@ -263,7 +258,7 @@ async function recordAttempt(
   });
   if (next === null) {
     await update({ status: "dead", next_attempt_at: null });
-    await notifyOwners(deps, trx, delivery, attempts, result.error);
+    await notifyOwners(deps, trx, delivery, event, attempts, result.error);
     return "dead";
   }
   const nextJobId = randomUUID();
@@ -286,12 +281,15 @@ async function notifyOwners(
   deps: DeliveryDeps,
   trx: Knex.Transaction,
   delivery: DeliveryRow,
+  event: EventToSend,
   attempts: number,
   lastError: string | null,
 ): Promise<void> {
-  const owners = await trx("memberships as m")
+  const scope = new WorkspaceScope(trx, delivery.workspace_id);
+  const owners = await scope
+    .from("memberships as m")
     .join("users as u", "u.id", "m.user_id")
-    .where({ "m.workspace_id": delivery.workspace_id, "m.role": "owner" })
+    .where({ "m.role": "owner" })
     .orderBy("u.email")
     .select<{ email: string; name: string }[]>("u.email", "u.name");
   const seconds = deps.config.webhookRetryWindowSeconds;
@@ -301,15 +299,15 @@ async function notifyOwners(
       deps.jobs,
       {
         to: owner.email,
-        subject: `Webhook delivery failed: ${delivery.title}`,
+        subject: `Webhook delivery failed: ${event.title}`,
         text:
           `Hi ${owner.name},\n\n` +
           `Rivalscope could not deliver an event to your ${delivery.environment} webhook and has stopped trying: ` +
           `${attempts} attempt(s) failed in the ${window} after the first one.\n\n` +
           `Subscription: ${delivery.subscription_id} (${delivery.environment})\n` +
           `URL: ${delivery.url}\n` +
-          `Event: ${delivery.event_id}\n` +
-          `Title: ${delivery.title}\n` +
+          `Event: ${event.id}\n` +
+          `Title: ${event.title}\n` +
           `Last error: ${lastError ?? "none"}\n\n` +
           `The event is still available through the API and the dashboard.\n`,
       },

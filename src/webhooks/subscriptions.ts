@@ -5,6 +5,7 @@
  */
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
+import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
 import { assertTargetAllowed, type Resolver } from "../lib/ssrf-guard.js";
 import { limitsOf, type PlanName } from "../workspaces/plans.js";
 import {
@@ -105,11 +106,10 @@ export async function upsertSubscription(
   if (minSeverity !== undefined) changes.min_severity = minSeverity;
   if (eventTypes !== undefined) changes.event_types = eventTypes === null ? null : JSON.stringify(eventTypes);
   if (input.rotateSecret) changes.signing_secret = secret;
+  const scope = new WorkspaceScope(deps.knex, input.workspaceId);
   // One statement, so two concurrent calls for the same environment cannot both insert.
-  const [row] = await deps
-    .knex("webhook_subscriptions")
-    .insert({
-      workspace_id: input.workspaceId,
+  const [row] = await scope
+    .insert("webhook_subscriptions", {
       environment: input.environment,
       url: url.href,
       signing_secret: secret,
@@ -132,7 +132,9 @@ export async function promoteSubscription(
 ): Promise<WebhookSubscription & { replaced_subscription_id: string | null }> {
   if (!UUID.test(subscriptionId)) throw new WebhookSubscriptionError(`not a subscription id: ${subscriptionId}`);
   return knex.transaction(async (trx) => {
-    const subscription = await trx("webhook_subscriptions")
+    // The operator names the subscription, not its workspace: it is found by id, in whichever workspace it is.
+    const subscription = await acrossWorkspaces(trx)
+      .from("webhook_subscriptions")
       .where({ id: subscriptionId })
       .forUpdate()
       .first<Pick<WebhookSubscription, "workspace_id" | "environment">>("workspace_id", "environment");
@@ -140,11 +142,14 @@ export async function promoteSubscription(
     if (subscription.environment !== "staging") {
       throw new WebhookSubscriptionError(`webhook subscription ${subscriptionId} is already in production`);
     }
-    const [replaced] = await trx("webhook_subscriptions")
-      .where({ workspace_id: subscription.workspace_id, environment: "production" })
+    const scope = new WorkspaceScope(trx, subscription.workspace_id);
+    const [replaced] = await scope
+      .from("webhook_subscriptions")
+      .where({ environment: "production" })
       .del()
       .returning("id");
-    const [row] = await trx("webhook_subscriptions")
+    const [row] = await scope
+      .from("webhook_subscriptions")
       .where({ id: subscriptionId })
       .update({ environment: "production", updated_at: trx.fn.now() })
       .returning([...COLUMNS]);

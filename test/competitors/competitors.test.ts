@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addMember, createCompetitor, createWorkspace, type TestMember } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
+import { untilCallerSees } from "../setup/wait.js";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -62,7 +63,7 @@ describe("competitors", () => {
     const refused = await create(member, { name: "D", domain: "d.com" }).expect(403);
     expect(refused.body.detail).toMatch(/free plan allows 3 competitors/);
     await app.service.services.knex("workspaces").where({ id: member.workspaceId }).update({ plan: "starter" });
-    await create(member, { name: "D", domain: "d.com" }).expect(201);
+    await untilCallerSees(() => create(member, { name: "D", domain: "d.com" }), 201);
   });
 
   it("does not let concurrent creates exceed the plan's limit", async () => {

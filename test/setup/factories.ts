@@ -15,6 +15,7 @@ import { createDefaultAlertRule } from "../../src/alert-rules/service.js";
 import { alertRuleName } from "../../src/alert-rules/name.js";
 import { hashPassword } from "../../src/auth/passwords.js";
 import { DEFAULT_FIELD_NAMES } from "../../src/crm/properties.js";
+import { WorkspaceScope } from "../../src/db/tenancy.js";
 import { diffExtractions } from "../../src/detection/diff.js";
 import { extract } from "../../src/detection/extract/index.js";
 import { EXTRACTOR_VERSION, type Extraction, type SnapshotDiff } from "../../src/detection/types.js";
@@ -411,8 +412,7 @@ export async function createDigest(
   member: InWorkspace,
   fields: { period_type?: "daily" | "weekly"; period_end?: Date } = {},
 ): Promise<{ id: string }> {
-  const id = await generateDigest(knexOf(app), {
-    workspaceId: member.workspaceId,
+  const id = await generateDigest(new WorkspaceScope(knexOf(app), member.workspaceId), {
     periodType: fields.period_type ?? "weekly",
     periodEnd: fields.period_end ?? new Date(),
     publicBaseUrl: app.config.publicBaseUrl,

@@ -11,9 +11,11 @@ import supertest from "supertest";
 import { inject } from "vitest";
 import { loadConfig, type Config } from "../../src/config.js";
 import { ensureDatabase } from "../../src/db/database.js";
+import { QUEUES } from "../../src/jobs/queues.js";
 import { startService, type RunningService } from "../../src/server.js";
 import { loadContract, matchesContract } from "./contract.js";
 import { withDatabase } from "./global-setup.js";
+import { waitFor } from "./wait.js";
 
 export interface TestApp {
   service: RunningService;
@@ -54,8 +56,23 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     listen: false,
     log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
   });
-  // The first tick starts with the service: let it finish, so it never sees the test's data half made.
-  await service.scheduler?.idle();
+  // The first tick starts with the service: let it finish, and let the digest runs it queued (the latest daily and
+  // weekly slots) generate theirs, so neither sees the test's data half made (a workspace the test creates would
+  // otherwise get a scheduled digest or not, depending on timing).
+  if (service.scheduler) {
+    await service.scheduler.idle();
+    await waitFor(
+      async () => {
+        const { rows } = await service.services.knex.raw(
+          "SELECT count(*)::int AS count FROM pgboss.job WHERE name = ? AND state::text IN ('created', 'retry', 'active')",
+          [QUEUES.digestGenerate.name],
+        );
+        return rows[0].count === 0;
+      },
+      30_000,
+      "the first tick's digest runs",
+    );
+  }
   const agent = supertest.agent(service.app!);
   const http: ContractClient = {
     get: (p) => agent.get(p).expect(matchesContract),
