@@ -220,7 +220,7 @@ async function measureLatency(
     const [eventId] = await knex.transaction(async (trx) => {
       const ids = await insertEvents(trx, target, 1);
       // The detection pipeline's own call (src/detection/pipeline.ts insertEvent), in the event's transaction.
-      await jobs.send(QUEUES.eventCreated.name, { event_id: ids[0] }, {}, trx);
+      await jobs.send(QUEUES.eventCreated, { event_id: ids[0]! }, {}, trx);
       return ids;
     });
     const committed = performance.now();

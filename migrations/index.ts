@@ -11,6 +11,7 @@ import * as webhooks from "./20261122000500_webhooks.js";
 import * as alertDeliveries from "./20261122000600_alert_deliveries.js";
 import * as digests from "./20261122000700_digests.js";
 import * as crm from "./20261122000800_crm.js";
+import * as outgoingEmails from "./20261124000100_outgoing_emails.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
@@ -21,4 +22,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261122000600_alert_deliveries", alertDeliveries],
   ["20261122000700_digests", digests],
   ["20261122000800_crm", crm],
+  ["20261124000100_outgoing_emails", outgoingEmails],
 ];

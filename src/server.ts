@@ -10,11 +10,11 @@ import type { Config } from "./config.js";
 import { openDatabase, type Database } from "./db/database.js";
 import type { AppServices } from "./http/handler.js";
 import { startJobs } from "./jobs/boss.js";
-import { jobHandlers } from "./jobs/handlers.js";
+import { workerHandlers } from "./jobs/registry.js";
 import { DetectionPipeline } from "./detection/pipeline.js";
 import { scheduledTasks } from "./jobs/scheduled-tasks.js";
 import { Scheduler } from "./jobs/scheduler.js";
-import { createEmailTransport } from "./lib/email.js";
+import { createEmailTransport } from "./email/transports.js";
 import { createHttpClient } from "./lib/http-client.js";
 
 export interface RunningService {
@@ -64,7 +64,7 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   let scheduler: Scheduler | null = null;
   if (runWorker) {
     const delivery = { config, knex: database.knex, jobs, http, log };
-    await jobs.startWorkers(jobHandlers({ email, log, pipeline, delivery }));
+    await jobs.startWorkers(workerHandlers({ email, log, pipeline, delivery }));
     scheduler = new Scheduler(
       { knex: database.knex, jobs, log },
       config.schedulerTickSeconds,

@@ -12,7 +12,7 @@ import { AlertRule } from "../alert-rules/models.js";
 import { WorkspaceScope } from "../db/tenancy.js";
 import type { DeliveryDeps, EventChannel, EventToDeliver } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
-import { enqueueEmail } from "../lib/email.js";
+import { enqueueEmail } from "../email/outbox.js";
 import { isSuppressed, normalizeEmail } from "../suppressions/service.js";
 import { limitsOf } from "../workspaces/plans.js";
 import { channelsFor, ruleMatches } from "./match.js";
@@ -106,7 +106,7 @@ async function queueSlack(deps: DeliveryDeps, trx: Knex.Transaction, eventId: st
   // The Slack incoming webhook is an outbound webhook: its retries start at WEBHOOK_RETRY_BASE_SECONDS
   // (docs/product-rules.md#slack-channel) and back off exponentially (the queue's policy).
   await deps.jobs.send(
-    QUEUES.alertSlack.name,
+    QUEUES.alertSlack,
     { delivery_id: row.id },
     { retryDelay: deps.config.webhookRetryBaseSeconds },
     trx,

@@ -3,7 +3,7 @@
  * always renders the same message, so tests assert exact output.
  */
 import type { EventToDeliver } from "../delivery/types.js";
-import type { EmailMessage } from "../lib/email.js";
+import type { EmailMessage } from "../email/transports.js";
 import { escapeHtml } from "../lib/html.js";
 import { SEVERITY_LABEL } from "../lib/severity.js";
 

@@ -9,15 +9,11 @@ import type { Knex } from "knex";
 import type PgBoss from "pg-boss";
 import { loadEventToDeliver } from "../delivery/event.js";
 import type { DeliveryDeps } from "../delivery/types.js";
-import { QUEUES } from "../jobs/queues.js";
+import { QUEUES, type PayloadOf } from "../jobs/queues.js";
 import { FetchError } from "../lib/http-client.js";
 import { assertLiteralAllowed, resolveChecked, type GuardPolicy, type Resolver } from "../lib/ssrf-guard.js";
 import { PLANS, PLAN_NAMES, limitsOf, type PlanName } from "../workspaces/plans.js";
 import { slackMessage } from "./messages.js";
-
-export interface SlackAlertJobData {
-  delivery_id: string;
-}
 
 /** Slack answers within a few seconds or not at all; a short timeout keeps a stuck call from holding a worker. */
 const SLACK_TIMEOUT_MS = 10_000;
@@ -100,7 +96,10 @@ function retryableStatus(status: number): boolean {
  * (Slack's 400 invalid_payload, 403 action_prohibited, 404 no_service, 410 channel_is_archived) will not change on
  * retry and marks it `failed` at once.
  */
-export async function deliverSlackAlert(deps: DeliveryDeps, job: PgBoss.Job<SlackAlertJobData>): Promise<void> {
+export async function deliverSlackAlert(
+  deps: DeliveryDeps,
+  job: PgBoss.Job<PayloadOf<typeof QUEUES.alertSlack>>,
+): Promise<void> {
   const delivery: { id: string; event_id: string; status: string } | undefined = await deps
     .knex("alert_deliveries")
     .where({ id: job.data.delivery_id, channel: "slack" })

@@ -9,7 +9,7 @@ import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
 import { conflict, invalid, notFound, tooManyRequests, unauthorized } from "../http/errors.js";
 import type { AppServices, AuthContext } from "../http/handler.js";
 import type { Schemas, Wire } from "../http/schemas.js";
-import { enqueueEmail } from "../lib/email.js";
+import { enqueueEmail } from "../email/outbox.js";
 import { escapeHtml } from "../lib/html.js";
 import { RateLimiter } from "../lib/rate-limit.js";
 import { isIanaTimezone } from "../lib/timezones.js";

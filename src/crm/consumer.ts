@@ -40,7 +40,7 @@ export const crmChannel: EventChannel = {
         // The first retry waits WEBHOOK_RETRY_BASE_SECONDS, doubling after (pg-boss backoff), like the other outbound
         // deliveries (src/alerts/consumer.ts): one knob for how patiently the service retries customers' endpoints.
         await deps.jobs.send(
-          QUEUES.crmSync.name,
+          QUEUES.crmSync,
           { sync_id: sync.id },
           { retryDelay: deps.config.webhookRetryBaseSeconds },
           trx,

@@ -67,7 +67,7 @@ export async function enqueueDueCrmRollups(deps: { knex: Knex; jobs: Jobs }, now
         .ignore()
         .returning("id");
       if (!run) continue;
-      await deps.jobs.send(QUEUES.crmRollup.name, { run_id: run.id }, {}, trx);
+      await deps.jobs.send(QUEUES.crmRollup, { run_id: run.id }, {}, trx);
       queued++;
     }
     return queued;

@@ -305,7 +305,7 @@ export class DetectionPipeline {
       );
     }
     // Handed to delivery (alerts, webhooks, CRM) in the same transaction: committed together or not at all.
-    await this.deps.jobs.send(QUEUES.eventCreated.name, { event_id: event.id }, {}, trx);
+    await this.deps.jobs.send(QUEUES.eventCreated, { event_id: event.id }, {}, trx);
     return 1;
   }
 

@@ -6,7 +6,7 @@
  * The HTML is what common clients render reliably: one centred table, inline styles only, no scripts, no external
  * CSS or images, system fonts. Pure: the same payload and recipient always give the same message.
  */
-import type { EmailMessage } from "../lib/email.js";
+import type { EmailMessage } from "../email/transports.js";
 import { escapeHtml } from "../lib/html.js";
 import { SEVERITY_LABEL } from "../lib/severity.js";
 import type { DigestEventItem, DigestPayload } from "./payload.js";

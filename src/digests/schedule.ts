@@ -13,21 +13,16 @@ import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import type { Logger } from "pino";
 import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
-import { knexExecutor, type Jobs } from "../jobs/boss.js";
-import { QUEUES } from "../jobs/queues.js";
+import type { Jobs } from "../jobs/boss.js";
+import { QUEUES, type PayloadOf } from "../jobs/queues.js";
 import { PLANS, PLAN_NAMES } from "../workspaces/plans.js";
-import type { PeriodType } from "./payload.js";
 import { generateDigest } from "./service.js";
 
 /** Member deliveries queued per tick at most; the rest are due next tick. */
 const MAX_DELIVERIES_PER_TICK = 5000;
 
-export interface DigestRun {
-  mark: string;
-  period_type: PeriodType;
-  /** ISO timestamp of the slot: the digests' `period_end`. */
-  scheduled_for: string;
-}
+/** One scheduled run: its slot's mark, period and time (the `digest-generate` job's payload). */
+export type DigestRun = PayloadOf<typeof QUEUES.digestGenerate>;
 
 /** The plans whose workspaces get scheduled daily digests (`daily_digest`, docs/product-rules.md#plans-and-limits). */
 const DAILY_DIGEST_PLANS = PLAN_NAMES.filter((plan) => PLANS[plan].limits.daily_digest);
@@ -70,7 +65,7 @@ export async function enqueueDigestRuns(trx: Knex.Transaction, jobs: Jobs, now: 
       .ignore()
       .returning("id");
     if (!inserted) continue;
-    await jobs.send(QUEUES.digestGenerate.name, run, { id: jobId, singletonKey: run.mark }, trx);
+    await jobs.send(QUEUES.digestGenerate, run, { id: jobId, singletonKey: run.mark }, trx);
     enqueued.push(run);
   }
   return enqueued;
@@ -163,9 +158,10 @@ export async function enqueueDueDigestDeliveries(
     [now, DAILY_DIGEST_PLANS, provider, now, MAX_DELIVERIES_PER_TICK],
   );
   if (rows.length === 0) return 0;
-  await jobs.boss.insert(
-    rows.map((row) => ({ name: QUEUES.digestDeliver.name, data: { delivery_id: row.id } })),
-    { db: knexExecutor(trx) },
+  await jobs.sendMany(
+    QUEUES.digestDeliver,
+    rows.map((row: { id: string }) => ({ data: { delivery_id: row.id } })),
+    trx,
   );
   return rows.length;
 }

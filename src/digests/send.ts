@@ -12,7 +12,7 @@ import type { Knex } from "knex";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
-import type { EmailTransport } from "../lib/email.js";
+import type { EmailTransport } from "../email/transports.js";
 import { isSuppressed, normalizeEmail } from "../suppressions/service.js";
 import { digestEmail } from "./email.js";
 import type { DigestPayload } from "./payload.js";

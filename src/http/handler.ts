@@ -12,7 +12,7 @@ import { WorkspaceScope } from "../db/tenancy.js";
 import type { Config } from "../config.js";
 import type { DetectionPipeline } from "../detection/pipeline.js";
 import type { Jobs } from "../jobs/boss.js";
-import type { EmailTransport } from "../lib/email.js";
+import type { EmailTransport } from "../email/transports.js";
 import type { HttpClient } from "../lib/http-client.js";
 import type { PlanName } from "../workspaces/plans.js";
 import type { MemberRole } from "../workspaces/models.js";

@@ -4,10 +4,11 @@
 import PgBoss from "pg-boss";
 import type { Knex } from "knex";
 import type { Logger } from "pino";
-import { DEAD_LETTER_QUEUE, QUEUES, type QueueName } from "./queues.js";
+import { DEAD_LETTER_QUEUE, QUEUES, type PayloadOf, type QueueDefinition, type QueueKey } from "./queues.js";
 
-/** Handles one job; a throw fails (and retries) that job only, not the rest of its batch. */
-export type JobHandler = (job: PgBoss.Job<any>) => Promise<void>;
+/** Handles one job of queue `K`; a throw fails (and retries) that job only, not the rest of its batch. */
+export type QueueHandler<K extends QueueKey> = (job: PgBoss.Job<PayloadOf<(typeof QUEUES)[K]>>) => Promise<void>;
+export type QueueHandlers = { [K in QueueKey]?: QueueHandler<K> };
 
 export interface Jobs {
   boss: PgBoss;
@@ -15,9 +16,20 @@ export interface Jobs {
    * Enqueues a job; inside `trx` it commits or rolls back with the row that caused it
    * (docs/architecture.md#jobs-in-the-same-transaction).
    */
-  send(queue: QueueName, data: object, options?: PgBoss.SendOptions, trx?: Knex.Transaction): Promise<string>;
+  send<P extends object>(
+    queue: QueueDefinition<P>,
+    data: NoInfer<P>,
+    options?: PgBoss.SendOptions,
+    trx?: Knex.Transaction,
+  ): Promise<string>;
+  /** Enqueues many jobs of one queue in one statement, in `db`'s transaction. */
+  sendMany<P extends object>(
+    queue: QueueDefinition<P>,
+    jobs: { data: NoInfer<P>; id?: string; startAfter?: Date }[],
+    db: Knex | Knex.Transaction,
+  ): Promise<void>;
   /** Worker role: starts polling every queue that has a handler. */
-  startWorkers(handlers: Partial<Record<QueueName, JobHandler>>): Promise<void>;
+  startWorkers(handlers: QueueHandlers): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -68,15 +80,25 @@ export async function startJobs(options: StartJobsOptions): Promise<Jobs> {
   return {
     boss,
     async send(queue, data, sendOptions = {}, trx) {
-      const id = await boss.send(queue, data, trx ? { ...sendOptions, db: knexExecutor(trx) } : sendOptions);
+      const id = await boss.send(queue.name, data, trx ? { ...sendOptions, db: knexExecutor(trx) } : sendOptions);
       // pg-boss returns null for a missing queue or a deduplicated singleton (docs/stack-notes.md#pg-boss-quirks):
       // never lose that silently.
-      if (!id) throw new Error(`pg-boss did not accept a job for queue ${queue}`);
+      if (!id) throw new Error(`pg-boss did not accept a job for queue ${queue.name}`);
       return id;
     },
+    async sendMany(queue, jobs, db) {
+      if (jobs.length === 0) return;
+      const rows = jobs.map((job) => ({
+        name: queue.name,
+        data: job.data,
+        ...(job.id ? { id: job.id } : {}),
+        ...(job.startAfter ? { startAfter: job.startAfter.toISOString() } : {}),
+      }));
+      await boss.insert(rows, { db: knexExecutor(db) });
+    },
     async startWorkers(handlers) {
-      for (const queue of Object.values(QUEUES)) {
-        const handler = handlers[queue.name];
+      for (const [key, queue] of Object.entries(QUEUES) as [QueueKey, QueueDefinition][]) {
+        const handler = handlers[key] as ((job: PgBoss.Job<unknown>) => Promise<void>) | undefined;
         if (!handler) continue;
         const { workers, batchSize, pollingIntervalSeconds } = queue.work;
         for (let i = 0; i < workers; i++) {

@@ -1,11 +1,12 @@
 /**
- * Every pg-boss queue, declared in one place with its retry policy and dead-letter queue
- * (docs/architecture.md#queues-in-one-place). Areas add their queues here; `startJobs` creates them all before anything
- * sends or works.
+ * Every pg-boss queue, declared in one place with its retry policy, dead-letter queue and the payload its jobs carry
+ * (docs/architecture.md#queues-in-one-place). Areas add their queues here and their handlers in their own `jobs.ts`
+ * (merged by src/jobs/registry.ts); `startJobs` creates every queue before anything sends or works. This module is a
+ * leaf: any area can send to any queue without importing another area's code.
  */
 import type PgBoss from "pg-boss";
 
-export interface QueueDefinition {
+export interface QueueDefinition<Payload extends object = object> {
   name: string;
   options: Omit<PgBoss.Queue, "name">;
   /**
@@ -13,34 +14,49 @@ export interface QueueDefinition {
    * (docs/stack-notes.md#pg-boss-throughput).
    */
   work: { workers: number; batchSize: number; pollingIntervalSeconds: number };
+  /** Type only (never set): what each job of the queue carries. Jobs carry ids, never rows or messages. */
+  readonly payload?: Payload;
 }
+
+/** A queue whose jobs carry `Payload`. */
+function queue<Payload extends object>(
+  definition: Omit<QueueDefinition<Payload>, "payload">,
+): QueueDefinition<Payload> {
+  return definition;
+}
+
+/** The payload a queue's jobs carry. */
+export type PayloadOf<Q> = Q extends QueueDefinition<infer Payload> ? Payload : never;
+
+/** Why a fetch was queued (logged, and shown in the admin jobs view). */
+export type FetchTrigger = "schedule" | "run-now";
 
 /** Jobs that exhausted their retries land here, for operators to inspect. */
 export const DEAD_LETTER_QUEUE = "dead-letter";
 
 export const QUEUES = {
   /** One outgoing email (password resets, invitations); the transport is chosen by EMAIL_TRANSPORT. */
-  emailSend: {
+  emailSend: queue<{ email_id: string }>({
     name: "email-send",
     options: { retryLimit: 8, retryDelay: 15, retryBackoff: true, expireInSeconds: 60, deadLetter: DEAD_LETTER_QUEUE },
     work: { workers: 1, batchSize: 5, pollingIntervalSeconds: 0.5 },
-  },
+  }),
   /**
    * Fetch one source and turn what changed into events (src/detection/pipeline.ts). Transient failures (timeouts,
    * 5xx, 429) retry with backoff; the source's row records every failure for the customer.
    */
-  sourceFetch: {
+  sourceFetch: queue<{ source_id: string; trigger: FetchTrigger }>({
     name: "source-fetch",
     options: { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, deadLetter: DEAD_LETTER_QUEUE },
     work: { workers: 4, batchSize: 10, pollingIntervalSeconds: 0.5 },
-  },
+  }),
   /**
    * One job per new event, inserted in the transaction that stores the event; delivery (alert rules, webhooks, CRM)
    * consumes it with database work only (the sending is other queues' jobs). Kept a week, so a delivery worker that
    * was down catches up; a 2-minute expiry (pg-boss's default is 15) lets a killed worker's events go out soon.
    * 2 × 20 per 0.5 s capped fan-out at 80 events/s; 2 × 100 measured ~230/s (bench/webhooks.ts, end to end).
    */
-  eventCreated: {
+  eventCreated: queue<{ event_id: string }>({
     name: "event-created",
     options: {
       retryLimit: 10,
@@ -51,17 +67,17 @@ export const QUEUES = {
       deadLetter: DEAD_LETTER_QUEUE,
     },
     work: { workers: 2, batchSize: 100, pollingIntervalSeconds: 0.5 },
-  },
+  }),
   /**
    * One Slack message of an immediate alert (src/alerts/slack.ts). 429, 5xx and network failures retry with
    * backoff; each job's first delay is WEBHOOK_RETRY_BASE_SECONDS (set by the sender), so 8 retries span hours. The
    * expiry sits above the HTTP client's 60 s whole-exchange deadline, so a slow attempt is never run twice at once.
    */
-  alertSlack: {
+  alertSlack: queue<{ delivery_id: string }>({
     name: "alert-slack",
     options: { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 90, deadLetter: DEAD_LETTER_QUEUE },
     work: { workers: 1, batchSize: 10, pollingIntervalSeconds: 0.5 },
-  },
+  }),
   /**
    * One attempt of one outbound webhook delivery (src/webhooks/deliver.ts). The retry schedule
    * (docs/product-rules.md#retries-and-dead-letter) is the handler's own: each retry is a new job with its startAfter.
@@ -71,16 +87,16 @@ export const QUEUES = {
    * (docs/architecture.md#performance-targets): 2 × 10 per 0.5 s capped a process at 40/s; 4 × 100 measured 380–540/s
    * on 2 cores (bench/webhooks.ts, delivery stage alone).
    */
-  webhookDeliver: {
+  webhookDeliver: queue<{ delivery_id: string }>({
     name: "webhook-deliver",
     options: { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 30, deadLetter: DEAD_LETTER_QUEUE },
     work: { workers: 4, batchSize: 100, pollingIntervalSeconds: 0.5 },
-  },
+  }),
   /**
    * One scheduled digest run (src/digests/schedule.ts): generates the slot's digest of every eligible workspace.
    * Re-running it is harmless (digests are unique per workspace and run), so a crashed run simply retries.
    */
-  digestGenerate: {
+  digestGenerate: queue<{ mark: string; period_type: "daily" | "weekly"; scheduled_for: string }>({
     name: "digest-generate",
     options: {
       retryLimit: 5,
@@ -90,33 +106,33 @@ export const QUEUES = {
       deadLetter: DEAD_LETTER_QUEUE,
     },
     work: { workers: 1, batchSize: 1, pollingIntervalSeconds: 2 },
-  },
+  }),
   /**
    * One member's scheduled digest email (src/digests/send.ts). A transport failure marks the delivery `failed` and
    * throws, so pg-boss retries it with backoff; the expiry sits above nodemailer's and the HTTP provider's timeouts.
    */
-  digestDeliver: {
+  digestDeliver: queue<{ delivery_id: string }>({
     name: "digest-deliver",
     options: { retryLimit: 6, retryDelay: 60, retryBackoff: true, expireInSeconds: 300, deadLetter: DEAD_LETTER_QUEUE },
     work: { workers: 1, batchSize: 10, pollingIntervalSeconds: 1 },
-  },
+  }),
   /**
    * One event's write-back to one CRM connection (src/crm/sync.ts). 429, 5xx and network failures throw, so pg-boss
    * retries with backoff (the first delay is set by the sender: WEBHOOK_RETRY_BASE_SECONDS); per-record progress makes
    * a retry skip what is written. A 401 stops the sync without retrying. The expiry covers a large fan-out (up to
    * 2,000 deals, two calls each) and equals the sync's lease, so a crashed run's sync is free when pg-boss retries it.
    */
-  crmSync: {
+  crmSync: queue<{ sync_id: string }>({
     name: "crm-sync",
     options: { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 900, deadLetter: DEAD_LETTER_QUEUE },
     work: { workers: 1, batchSize: 5, pollingIntervalSeconds: 0.5 },
-  },
+  }),
   /** One connection's daily rollup engagements for one UTC day (src/crm/rollup.ts); same retry rules as crm-sync. */
-  crmRollup: {
+  crmRollup: queue<{ run_id: string }>({
     name: "crm-rollup",
     options: { retryLimit: 8, retryDelay: 60, retryBackoff: true, expireInSeconds: 900, deadLetter: DEAD_LETTER_QUEUE },
     work: { workers: 1, batchSize: 2, pollingIntervalSeconds: 1 },
-  },
-} as const satisfies Record<string, QueueDefinition>;
+  }),
+};
 
-export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]["name"];
+export type QueueKey = keyof typeof QUEUES;

@@ -5,6 +5,7 @@
 import type { Config } from "../config.js";
 import { enqueueDueCrmRollups } from "../crm/rollup.js";
 import { enqueueDigestRuns, enqueueDueDigestDeliveries } from "../digests/schedule.js";
+import { pruneSentEmails } from "../email/outbox.js";
 import { pruneWebhookReceipts } from "../lib/standard-webhooks.js";
 import type { Jobs } from "./boss.js";
 import type { SchedulerTask } from "./scheduler.js";
@@ -19,5 +20,6 @@ export function scheduledTasks(deps: { config: Readonly<Config>; jobs: Jobs }): 
     // Yesterday's (UTC) rollup engagement per CRM connection, queued once per connection and day.
     { name: "crm-rollups", run: (trx, now) => enqueueDueCrmRollups({ knex: trx, jobs: deps.jobs }, now) },
     { name: "webhook-receipts-prune", run: (trx) => pruneWebhookReceipts(trx) },
+    { name: "sent-emails-prune", run: (trx) => pruneSentEmails(trx) },
   ];
 }

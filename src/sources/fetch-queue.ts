@@ -10,18 +10,10 @@
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import { acrossWorkspaces } from "../db/tenancy.js";
-import { knexExecutor, type Jobs } from "../jobs/boss.js";
-import { QUEUES } from "../jobs/queues.js";
+import type { Jobs } from "../jobs/boss.js";
+import { QUEUES, type FetchTrigger } from "../jobs/queues.js";
 
 export const STALE_QUEUED_MINUTES = 60;
-
-/** Why a fetch was queued (the job's payload says so, for logs and the admin jobs view). */
-export type FetchTrigger = "schedule" | "run-now";
-
-export interface FetchJob {
-  source_id: string;
-  trigger: FetchTrigger;
-}
 
 /** The fetch job still waiting for a source, if any (a stale one does not count). */
 export function waitingFetch(source: { fetch_job_id: string | null; fetch_queued_at: Date | null }): string | null {
@@ -52,11 +44,10 @@ export async function queueFetches(
   if (fetches.length === 0) return [];
   const queued = fetches.map((fetch) => ({
     id: randomUUID(),
-    name: QUEUES.sourceFetch.name,
-    data: { source_id: fetch.sourceId, trigger: fetch.trigger } satisfies FetchJob,
-    ...(fetch.startAfter ? { startAfter: fetch.startAfter.toISOString() } : {}),
+    data: { source_id: fetch.sourceId, trigger: fetch.trigger },
+    startAfter: fetch.startAfter,
   }));
-  await jobs.boss.insert(queued, { db: knexExecutor(trx) });
+  await jobs.sendMany(QUEUES.sourceFetch, queued, trx);
   await acrossWorkspaces(trx).raw(
     `UPDATE sources SET fetch_job_id = queued.job_id::uuid, fetch_queued_at = now()
      FROM (SELECT unnest(?::uuid[]) AS source_id, unnest(?::text[]) AS job_id) queued

@@ -38,7 +38,7 @@ export const webhookChannel: EventChannel = {
           .ignore()
           .returning("id");
         if (!delivery) continue;
-        await deps.jobs.send(QUEUES.webhookDeliver.name, { delivery_id: delivery.id }, { id: jobId }, trx);
+        await deps.jobs.send(QUEUES.webhookDeliver, { delivery_id: delivery.id }, { id: jobId }, trx);
       }
     });
   },

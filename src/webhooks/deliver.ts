@@ -16,7 +16,7 @@ import { WorkspaceScope } from "../db/tenancy.js";
 import { loadEventToSend } from "../delivery/event.js";
 import type { DeliveryDeps, EventToSend } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
-import { enqueueEmail } from "../lib/email.js";
+import { enqueueEmail } from "../email/outbox.js";
 import { FetchError } from "../lib/http-client.js";
 import { limitsOf } from "../workspaces/plans.js";
 import { ATTEMPT_TIMEOUT_MS, classifyStatus, nextAttemptAt, parseRetryAfter } from "./policy.js";
@@ -263,12 +263,7 @@ async function recordAttempt(
   }
   const nextJobId = randomUUID();
   await update({ next_attempt_at: next, job_id: nextJobId });
-  await deps.jobs.send(
-    QUEUES.webhookDeliver.name,
-    { delivery_id: delivery.id },
-    { id: nextJobId, startAfter: next },
-    trx,
-  );
+  await deps.jobs.send(QUEUES.webhookDeliver, { delivery_id: delivery.id }, { id: nextJobId, startAfter: next }, trx);
   return "retry_scheduled";
 }
 

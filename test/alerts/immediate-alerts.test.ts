@@ -86,7 +86,8 @@ const deliveries = async (eventId: string) =>
 /** Jobs queued for an event: its alert emails (the link names the event) and its Slack jobs. */
 async function jobsFor(eventId: string): Promise<{ emails: number; slack: number }> {
   const { rows } = await knex().raw(
-    `SELECT count(*) FILTER (WHERE name = ? AND data->>'text' LIKE ?)::int AS emails,
+    `SELECT count(*) FILTER (WHERE name = ? AND data->>'email_id' IN (
+              SELECT id::text FROM outgoing_emails WHERE text_body LIKE ?))::int AS emails,
             count(*) FILTER (WHERE name = ? AND data->>'delivery_id' IN (
               SELECT id::text FROM alert_deliveries WHERE event_id = ?))::int AS slack
        FROM pgboss.job`,
@@ -300,11 +301,7 @@ describe("immediate alerts", () => {
     const { id } = await event(t);
     const row = await createAlertDelivery(app, { eventId: id, channel: "slack", status: "queued" });
     t.slack.failNext({ status: 503, body: "service_unavailable" });
-    const jobId = await app.service.services.jobs.send(
-      QUEUES.alertSlack.name,
-      { delivery_id: row.id },
-      { retryLimit: 0 },
-    );
+    const jobId = await app.service.services.jobs.send(QUEUES.alertSlack, { delivery_id: row.id }, { retryLimit: 0 });
 
     const failed = await waitFor(async () => {
       const current = await slackRow(id);
@@ -326,7 +323,7 @@ describe("immediate alerts", () => {
     await createRule(t.owner, { delivery_channels: ["email", "slack"] });
     const { id } = await event(t);
 
-    await app.service.services.jobs.send(QUEUES.eventCreated.name, { event_id: id });
+    await app.service.services.jobs.send(QUEUES.eventCreated, { event_id: id });
 
     const mails = await waitFor(async () => {
       const rows = await outboxFor(id);

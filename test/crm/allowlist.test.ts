@@ -101,7 +101,7 @@ describe("CRM write-back allowlist", () => {
       events.push(await newEvent(app, setup, { severity, title, detected_at: day }));
     }
     // Through the `event-created` job, as detection queues it: the consumer list includes the CRM.
-    for (const event of events) await deps.jobs.send(QUEUES.eventCreated.name, { event_id: event.id });
+    for (const event of events) await deps.jobs.send(QUEUES.eventCreated, { event_id: event.id });
     await waitFor(
       async () => {
         const syncs = await app.service.services

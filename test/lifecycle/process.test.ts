@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../src/db/embedded-postgres.js";
-import { enqueueEmail } from "../../src/lib/email.js";
+import { enqueueEmail } from "../../src/email/outbox.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 import { waitFor } from "../setup/wait.js";
 
@@ -61,7 +61,8 @@ describe("roles", () => {
     try {
       const health = await fetch(`http://127.0.0.1:${api.port}/health`);
       expect(await health.json()).toEqual({ service: "rivalscope", status: "ok" });
-      await enqueueEmail(app.service.services.jobs, { to: "role@example.com", subject: "role test", text: "hi" });
+      const { jobs, knex } = app.service.services;
+      await enqueueEmail(jobs, { to: "role@example.com", subject: "role test", text: "hi" }, knex);
       expect(await outboxHas("role test", 2000)).toBe(false);
 
       const worker = await startChild("worker");

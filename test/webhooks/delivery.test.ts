@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdminCommand } from "../../src/cli/admin.js";
 import type { DeliveryDeps } from "../../src/delivery/types.js";
 import { consumeEvent } from "../../src/delivery/consumers.js";
+import { QUEUES } from "../../src/jobs/queues.js";
 import { deliverWebhook, type WebhookPayload } from "../../src/webhooks/deliver.js";
 import type { WebhookSubscription } from "../../src/webhooks/subscriptions.js";
 import { WebhookReceiver, type ReceivedRequest } from "../fakes/webhook-receiver.js";
@@ -23,6 +24,7 @@ import {
   type TestMember,
 } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
+import { queueSettled } from "../setup/jobs.js";
 import { waitFor } from "../setup/wait.js";
 
 const WINDOW_SECONDS = 4;
@@ -100,8 +102,6 @@ async function settled(subscriptionId: string, eventId: string, status: string, 
 async function attemptsOf(deliveryId: string) {
   return knex()("webhook_attempts").where({ delivery_id: deliveryId }).orderBy("attempted_at");
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Verifies the request's signature with Stripe's own library (docs/product-rules.md#outbound-signature) and returns the
@@ -182,7 +182,8 @@ describe("delivery", () => {
 
     const delivery = await settled(setup.subscription.id, event.id, "failed");
     expect(delivery).toMatchObject({ attempts: 1, last_status: 410, last_error: "HTTP 410", next_attempt_at: null });
-    await sleep(2000);
+    // No job of this delivery is left to retry it: one request is all there will ever be.
+    await queueSettled(app, QUEUES.webhookDeliver.name, { delivery_id: delivery.id });
     expect(receiver.requestsTo(setup.path)).toHaveLength(1);
     expect(await attemptsOf(delivery.id)).toHaveLength(1);
   });
@@ -235,7 +236,8 @@ describe("delivery", () => {
       const rows = await knex()("email_outbox").where({ subject }).orderBy("to_address");
       return rows.length >= 2 ? rows : null;
     });
-    await sleep(1500);
+    // Every mail this delivery's failure queued has been sent: none can still arrive for the member.
+    await queueSettled(app, QUEUES.emailSend.name);
     const settledMails = await knex()("email_outbox").where({ subject });
     expect(settledMails.map((m) => m.to_address).sort()).toEqual([setup.owner.email, secondOwner.email].sort());
     expect(settledMails.some((m) => m.to_address === member.email)).toBe(false);
@@ -309,8 +311,8 @@ describe("which events are delivered", () => {
     const event = await newEvent(setup, { severity: "critical" });
     await consumeEvent(deps, event.id);
 
+    // No delivery row, so no job can ever send one.
     expect(await knex()("webhook_deliveries").where({ event_id: event.id })).toEqual([]);
-    await sleep(1000);
     expect(receiver.requestsTo(setup.path)).toEqual([]);
   });
 
@@ -319,12 +321,15 @@ describe("which events are delivered", () => {
     const event = await newEvent(setup);
     const { jobs } = app.service.services;
     // Through the queue (the event-created job) twice, and the fan-out once more directly.
-    await jobs.send("event-created", { event_id: event.id });
-    await jobs.send("event-created", { event_id: event.id });
+    await jobs.send(QUEUES.eventCreated, { event_id: event.id });
+    await jobs.send(QUEUES.eventCreated, { event_id: event.id });
     await settled(setup.subscription.id, event.id, "delivered");
     await consumeEvent(deps, event.id);
-    await sleep(1500);
-    expect(await knex()("webhook_deliveries").where({ event_id: event.id })).toHaveLength(1);
+    // Both event-created jobs have run, and so has every attempt they could have caused.
+    await queueSettled(app, QUEUES.eventCreated.name, { event_id: event.id });
+    const deliveries = await knex()("webhook_deliveries").where({ event_id: event.id });
+    expect(deliveries).toHaveLength(1);
+    await queueSettled(app, QUEUES.webhookDeliver.name, { delivery_id: deliveries[0].id });
     expect(receiver.requestsTo(setup.path)).toHaveLength(1);
   });
 });

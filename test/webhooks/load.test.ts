@@ -117,7 +117,7 @@ async function detectEvents(workspaceId: string, competitorId: string, count: nu
       trx,
     );
     // The detection pipeline's own call (src/detection/pipeline.ts insertEvent).
-    for (const row of rows) await jobs.send(QUEUES.eventCreated.name, { event_id: row.id }, {}, trx);
+    for (const row of rows) await jobs.send(QUEUES.eventCreated, { event_id: row.id }, {}, trx);
     return rows.map((row) => row.id);
   });
 }

@@ -5,8 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdminCommand } from "../../src/cli/admin.js";
 import { consumeEvent } from "../../src/delivery/consumers.js";
+import { QUEUES } from "../../src/jobs/queues.js";
 import { WebhookReceiver } from "../fakes/webhook-receiver.js";
 import { createCompetitor, createEvent, createWebhookSubscription, createWorkspace } from "../setup/factories.js";
+import { queueSettled } from "../setup/jobs.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 import { waitFor } from "../setup/wait.js";
 
@@ -84,7 +86,8 @@ describe("private targets (ALLOW_PRIVATE_TARGETS=0)", () => {
     });
     const attempts = await knex("webhook_attempts").where({ delivery_id: delivery.id });
     expect(attempts.map((a) => [a.status_code, a.error])).toEqual([[null, "blocked: 127.0.0.1 is a private address"]]);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Nothing is left to retry it: the receiver was never reached and never will be.
+    await queueSettled(app, QUEUES.webhookDeliver.name, { delivery_id: delivery.id });
     expect(receiver.requests).toEqual([]);
   });
 });

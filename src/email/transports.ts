@@ -1,7 +1,7 @@
 /**
- * Outgoing email. Messages are queued (`email-send`) inside the transaction that caused them and delivered by the
- * worker through the transport chosen by EMAIL_TRANSPORT (docs/operations.md#environment-variables): `log` (application
- * log + `email_outbox` table), SMTP via nodemailer, or Resend's HTTP API.
+ * The transports outgoing email leaves through, chosen by EMAIL_TRANSPORT (docs/operations.md#environment-variables):
+ * `log` (application log + `email_outbox` table), SMTP via nodemailer, or Resend's HTTP API. Messages reach them
+ * through the queue (src/email/outbox.ts), except digests, which their own job sends (src/digests/send.ts).
  */
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
@@ -9,8 +9,6 @@ import nodemailer from "nodemailer";
 import type { Logger } from "pino";
 import { request } from "undici";
 import type { Config } from "../config.js";
-import type { Jobs } from "../jobs/boss.js";
-import { QUEUES } from "../jobs/queues.js";
 
 export interface EmailMessage {
   to: string;
@@ -104,23 +102,4 @@ export function createEmailTransport(config: Config, knex: Knex, log: Logger): E
     case "log":
       return new LogTransport(knex, log);
   }
-}
-
-/** The `email-send` job: the message, and the alert delivery row its outcome is written to, if any. */
-export interface EmailJob extends EmailMessage {
-  alert_delivery_id?: string;
-}
-
-/**
- * Queues a message; with `trx` it is sent only if that transaction commits. `alertDeliveryId` names the
- * `alert_deliveries` row the worker marks `sent` (or annotates with the error) once the transport answered.
- */
-export async function enqueueEmail(
-  jobs: Jobs,
-  message: EmailMessage,
-  trx?: Knex.Transaction,
-  alertDeliveryId?: string,
-): Promise<void> {
-  const job: EmailJob = alertDeliveryId ? { ...message, alert_delivery_id: alertDeliveryId } : message;
-  await jobs.send(QUEUES.emailSend.name, job, {}, trx);
 }

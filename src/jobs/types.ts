@@ -1,0 +1,27 @@
+/**
+ * The shape of an area's job handlers (each area's `jobs.ts`), merged by src/jobs/registry.ts the way src/handlers.ts
+ * merges HTTP handlers. A leaf module: areas import it without importing the registry.
+ */
+import type PgBoss from "pg-boss";
+import type { Logger } from "pino";
+import type { DeliveryDeps } from "../delivery/types.js";
+import type { DetectionPipeline } from "../detection/pipeline.js";
+import type { EmailTransport } from "../email/transports.js";
+import type { PayloadOf, QUEUES, QueueKey } from "./queues.js";
+
+/** What a job handler may use: the worker process's shared services. */
+export interface JobDeps {
+  email: EmailTransport;
+  log: Logger;
+  pipeline: DetectionPipeline;
+  delivery: DeliveryDeps;
+}
+
+/** Handles one job of queue `K`, its payload typed by the queue's declaration. A throw fails (and retries) that job. */
+export type JobHandler<K extends QueueKey> = (
+  deps: JobDeps,
+  job: PgBoss.Job<PayloadOf<(typeof QUEUES)[K]>>,
+) => Promise<void>;
+
+/** One area's job handlers, keyed by queue (src/jobs/queues.ts). */
+export type AreaJobs = { [K in QueueKey]?: JobHandler<K> };
