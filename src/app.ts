@@ -34,6 +34,30 @@ export interface BuiltApp {
 }
 
 export async function buildApp(services: AppServices): Promise<BuiltApp> {
+  const api = await operationRouter(services);
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("trust proxy", "loopback");
+  app.use(requestLog(services));
+  app.use("/docs/assets", express.static(docsAssetsDirectory(), { immutable: true, maxAge: "1d", index: false }));
+  app.use(
+    express.json({
+      limit: "1mb",
+      type: ["application/json", "application/*+json"],
+      // Webhook signatures are computed over the exact bytes received.
+      verify: (req: RawRequest, _res, buffer) => {
+        req.rawBody = buffer;
+      },
+    }),
+  );
+  app.use(throughTheContract(api));
+  app.use(lastResortErrors);
+  return { app, api };
+}
+
+/** openapi-backend with every operation's handler: routes, authenticates, authorises and validates, then calls it. */
+async function operationRouter(services: AppServices): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
     definition: structuredClone(openApiDocument()),
     strict: true,
@@ -49,23 +73,6 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
       return ajv;
     },
   });
-
-  const send = (res: Response, reply: Reply): void => {
-    res.status(reply.status);
-    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-    if (reply.json !== undefined) {
-      res.type("application/json").send(reply.json);
-    } else if (reply.status === 204 || reply.body === undefined) {
-      res.end();
-    } else if (reply.contentType && reply.contentType !== "application/json") {
-      res.type(reply.contentType).send(reply.body);
-    } else {
-      res.json(reply.body);
-    }
-  };
-
-  const sendError = (res: Response, error: ApiError): void =>
-    send(res, { status: error.status, body: error.body, headers: error.headers });
 
   const authenticator = new Authenticator(services.knex, services.tokens);
   api.registerSecurityHandler("BearerAuth", async (c: Context) => {
@@ -87,11 +94,11 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
     validationFail: async (c: Context, _req: RawRequest, res: Response) =>
       sendError(res, new ApiError(422, validationIssues(c.validation.errors))),
     notImplemented: async (c: Context, _req: RawRequest, res: Response) =>
-      send(res, pendingReply(c.operation.operationId as OperationId)),
+      sendReply(res, pendingReply(c.operation.operationId as OperationId)),
   });
 
   for (const { operationId } of contractOperations()) {
-    const handler = HANDLERS[operationId];
+    const handler = HANDLERS[operationId] as ((ctx: RequestContext) => Promise<Reply>) | undefined;
     if (!handler) {
       if (!PENDING.has(operationId)) throw new Error(`operation ${operationId} has no handler and is not pending`);
       continue;
@@ -112,7 +119,7 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
         reply: REPLY_BUILDER,
       };
       try {
-        send(res, await (handler as (ctx: RequestContext) => Promise<Reply>)(ctx));
+        sendReply(res, await handler(ctx));
       } catch (error) {
         const apiError = error instanceof ApiError ? error : fromDatabaseError(error);
         if (apiError) return sendError(res, apiError);
@@ -122,14 +129,12 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
   }
   await api.init();
   accelerateRouting(api);
+  return api;
+}
 
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  app.set("trust proxy", "loopback");
-
-  // Request id and one access-log line per request (pino JSON).
-  app.use((req: RawRequest, res: Response, next: NextFunction) => {
+/** Request id (kept from a well-formed `X-Request-Id`, else new) and one access-log line per request (pino JSON). */
+function requestLog(services: AppServices) {
+  return (req: RawRequest, res: Response, next: NextFunction) => {
     const incoming = req.headers["x-request-id"];
     req.requestId = typeof incoming === "string" && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader("X-Request-Id", req.requestId);
@@ -143,22 +148,12 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
       );
     });
     next();
-  });
+  };
+}
 
-  app.use("/docs/assets", express.static(docsAssetsDirectory(), { immutable: true, maxAge: "1d", index: false }));
-
-  app.use(
-    express.json({
-      limit: "1mb",
-      type: ["application/json", "application/*+json"],
-      // Webhook signatures are computed over the exact bytes received.
-      verify: (req: RawRequest, _res, buffer) => {
-        req.rawBody = buffer;
-      },
-    }),
-  );
-
-  app.use(async (req: RawRequest, res: Response, next: NextFunction) => {
+/** Hands every request to openapi-backend. */
+function throughTheContract(api: OpenAPIBackend) {
+  return async (req: RawRequest, res: Response, next: NextFunction) => {
     // openapi-backend decodes path parameters with decodeURIComponent, which throws on a malformed escape such as
     // `%E0%A4%A`: that is bad input, answered 422 on a known route and 404 elsewhere, never a 500.
     if (!isDecodablePath(req.path)) {
@@ -188,32 +183,48 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
     } catch (error) {
       next(error);
     }
-  });
+  };
+}
 
-  // Errors that escaped everything above: body-parser failures a client caused, then anything else as a logged 500.
-  app.use((error: unknown, _req: RawRequest, res: Response, _next: NextFunction) => {
-    const parserError = error as { type?: string; status?: number; message?: string; body?: string };
-    if (parserError.type === "entity.parse.failed") {
-      return sendError(
-        res,
-        new ApiError(422, [
-          { loc: ["body"], msg: "JSON decode error: the body is not valid JSON", type: "json_invalid" },
-        ]),
-      );
-    }
-    if (parserError.type === "entity.too.large")
-      return sendError(res, new ApiError(413, "Request body too large (1 MB at most)"));
-    if (parserError.type === "encoding.unsupported" || parserError.type === "charset.unsupported") {
-      return sendError(res, new ApiError(415, "Unsupported content encoding or charset"));
-    }
-    if (typeof parserError.status === "number" && parserError.status >= 400 && parserError.status < 500) {
-      return sendError(res, new ApiError(parserError.status, parserError.message ?? "Bad request"));
-    }
-    res.locals.log?.error({ err: error }, "unhandled error");
-    if (!res.headersSent) sendError(res, new ApiError(500, "Internal Server Error"));
-  });
+/** Errors that escaped everything else: body-parser failures a client caused, then anything else as a logged 500. */
+function lastResortErrors(error: unknown, _req: RawRequest, res: Response, _next: NextFunction): void {
+  const parserError = error as { type?: string; status?: number; message?: string; body?: string };
+  if (parserError.type === "entity.parse.failed") {
+    return sendError(
+      res,
+      new ApiError(422, [
+        { loc: ["body"], msg: "JSON decode error: the body is not valid JSON", type: "json_invalid" },
+      ]),
+    );
+  }
+  if (parserError.type === "entity.too.large")
+    return sendError(res, new ApiError(413, "Request body too large (1 MB at most)"));
+  if (parserError.type === "encoding.unsupported" || parserError.type === "charset.unsupported") {
+    return sendError(res, new ApiError(415, "Unsupported content encoding or charset"));
+  }
+  if (typeof parserError.status === "number" && parserError.status >= 400 && parserError.status < 500) {
+    return sendError(res, new ApiError(parserError.status, parserError.message ?? "Bad request"));
+  }
+  res.locals.log?.error({ err: error }, "unhandled error");
+  if (!res.headersSent) sendError(res, new ApiError(500, "Internal Server Error"));
+}
 
-  return { app, api };
+function sendReply(res: Response, reply: Reply): void {
+  res.status(reply.status);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (reply.json !== undefined) {
+    res.type("application/json").send(reply.json);
+  } else if (reply.status === 204 || reply.body === undefined) {
+    res.end();
+  } else if (reply.contentType && reply.contentType !== "application/json") {
+    res.type(reply.contentType).send(reply.body);
+  } else {
+    res.json(reply.body);
+  }
+}
+
+function sendError(res: Response, error: ApiError): void {
+  sendReply(res, { status: error.status, body: error.body, headers: error.headers });
 }
 
 function isDecodablePath(path: string): boolean {

@@ -20,14 +20,3 @@ export class User extends BaseModel {
     return { id: this.id, email: this.email, name: this.name, is_admin: this.is_admin, created_at: this.created_at };
   }
 }
-
-export class PasswordResetToken extends BaseModel {
-  static tableName = "password_reset_tokens";
-
-  id!: string;
-  user_id!: string;
-  token_hash!: string;
-  expires_at!: Date;
-  used_at!: Date | null;
-  created_at!: Date;
-}

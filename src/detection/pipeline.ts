@@ -11,7 +11,7 @@ import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
 import type { Jobs } from "../jobs/boss.js";
 import { QUEUES } from "../jobs/queues.js";
 import { fetchStarted } from "../sources/fetch-queue.js";
-import { FetchError, type HttpClient } from "../lib/http-client.js";
+import { FetchError, type FetchResult, type HttpClient } from "../lib/http-client.js";
 import { classify } from "./classify.js";
 import { diffExtractions, isEmptyDiff } from "./diff.js";
 import { extract } from "./extract/index.js";
@@ -80,22 +80,12 @@ export class DetectionPipeline {
     if (jobId && source.fetch_job_id === jobId) await fetchStarted(knex, sourceId, jobId);
     // Everything else the fetch reads and writes is the source's workspace's.
     const scope = new WorkspaceScope(knex, source.workspace_id);
-    const previous = source.last_snapshot_id ? await loadSnapshot(scope, source.last_snapshot_id) : null;
+    const previous = (source.last_snapshot_id && (await loadSnapshot(scope, source.last_snapshot_id))) || null;
     const fetchedAt = new Date();
 
-    let result;
+    let result: FetchResult;
     try {
-      result = await this.hosts.run(hostOf(source.url), () =>
-        this.deps.http.fetchPage(source.url, {
-          // Validators only make sense while the snapshot they describe is still there.
-          etag: previous ? source.etag : null,
-          lastModified: previous ? source.last_modified : null,
-          accept:
-            source.fetch_method === "rss"
-              ? "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"
-              : "text/html, application/xhtml+xml, application/xml;q=0.9, */*;q=0.8",
-        }),
-      );
+      result = await this.fetchPage(source, previous !== null);
     } catch (error) {
       if (!(error instanceof FetchError)) throw error;
       await this.recordFailure(scope, source.id, error.message, fetchedAt);
@@ -124,7 +114,35 @@ export class DetectionPipeline {
       const events = await this.recordUnchanged(scope, source, fetchedAt, result.etag, result.lastModified);
       return { kind: "unchanged", events };
     }
+    return this.recordChange(scope, source, previous, { result, extraction, contentHash, fetchedAt });
+  }
 
+  /** The source's page, politely (per-host limit), with the previous snapshot's validators while it exists. */
+  private fetchPage(source: SourceRow, hasSnapshot: boolean): Promise<FetchResult> {
+    return this.hosts.run(hostOf(source.url), () =>
+      this.deps.http.fetchPage(source.url, {
+        // Validators only make sense while the snapshot they describe is still there.
+        etag: hasSnapshot ? source.etag : null,
+        lastModified: hasSnapshot ? source.last_modified : null,
+        accept:
+          source.fetch_method === "rss"
+            ? "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"
+            : "text/html, application/xhtml+xml, application/xml;q=0.9, */*;q=0.8",
+      }),
+    );
+  }
+
+  /**
+   * A page whose content changed: its snapshot, the diff against the previous one and the events classified from it,
+   * in one transaction with the source's new state.
+   */
+  private async recordChange(
+    scope: WorkspaceScope,
+    source: SourceRow,
+    previous: SnapshotRow | null,
+    page: { result: FetchResult; extraction: Extraction; contentHash: string; fetchedAt: Date },
+  ): Promise<FetchOutcome> {
+    const { result, extraction, contentHash, fetchedAt } = page;
     const previousExtraction = previous ? this.currentExtraction(previous, source.fetch_method) : null;
     const diff = previousExtraction ? diffExtractions(previousExtraction, extraction) : null;
     const drafts =
@@ -136,7 +154,7 @@ export class DetectionPipeline {
           })
         : [];
 
-    return knex.transaction(async (trx) => {
+    return this.deps.knex.transaction(async (trx) => {
       const trxScope = scope.on(trx);
       const [snapshot] = await trxScope
         .insert("snapshots", {

@@ -32,7 +32,6 @@ export const notFound = (what: string) => new ApiError(404, `${what} not found`)
 export const conflict = (detail: string) => new ApiError(409, detail);
 export const tooManyRequests = (retryAfterSeconds: number, detail = "Too many attempts; try again later") =>
   new ApiError(429, detail, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
-export const serviceUnavailable = (detail: string) => new ApiError(503, detail);
 
 /** A 422 naming one field, for rules the schema cannot express (e.g. an unknown time zone). */
 export function invalid(loc: (string | number)[], msg: string, type = "value_error"): ApiError {

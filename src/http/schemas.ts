@@ -30,9 +30,3 @@ export type Wire<T> = T extends string
 
 /** The query parameters an operation takes. */
 export type QueryOf<Op extends keyof operations> = NonNullable<operations[Op]["parameters"]["query"]>;
-/** The JSON request body an operation takes. */
-export type RequestBodyOf<Op extends keyof operations> = operations[Op] extends {
-  requestBody?: { content: { "application/json": infer B } };
-}
-  ? B
-  : never;

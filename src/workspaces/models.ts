@@ -27,14 +27,3 @@ export class Workspace extends BaseModel {
   created_at!: Date;
   updated_at!: Date;
 }
-
-export class Membership extends BaseModel {
-  static tableName = "memberships";
-  static idColumn = ["workspace_id", "user_id"];
-  static hasUpdatedAt = false;
-
-  workspace_id!: string;
-  user_id!: string;
-  role!: MemberRole;
-  created_at!: Date;
-}

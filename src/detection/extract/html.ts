@@ -341,12 +341,6 @@ export function isHeading(el: Element): boolean {
   return HEADING_TAGS.has(tagName(el));
 }
 
-/** First element in `list` (document order) matching `predicate`, or null. */
-export function firstWhere(list: Element[], predicate: (el: Element) => boolean): Element | null {
-  for (const el of list) if (predicate(el)) return el;
-  return null;
-}
-
 /** Cuts `text` to about `limit` characters at a word boundary, with an ellipsis when cut. */
 export function truncate(text: string, limit = 300): string {
   if (text.length <= limit) return text;
