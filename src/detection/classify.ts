@@ -141,13 +141,32 @@ function judgeRemovedPlan(company: string, plan: PricingPlan): PricingJudgement 
   };
 }
 
+/** A plan that shows a number in this fetch. */
+type PricedPlan = PricingPlan & { amount: number };
+
+function isPriced(plan: PricingPlan): plan is PricedPlan {
+  return plan.amount !== null;
+}
+
+/** ISO code uppercased, `null` when unknown. */
+function upperCurrency(plan: PricingPlan): string | null {
+  return plan.currency?.toUpperCase() ?? null;
+}
+
+/**
+ * Decides what changed in a plan listed in both fetches, checking in a fixed order (free tier, then price, then
+ * features) and reporting the first change found; null when nothing a reader would recognise changed.
+ */
 function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
+  return judgeFreeTierChange(company, b, a) ?? judgePriceChange(company, b, a) ?? judgeFeatureChange(company, b, a);
+}
+
+/** Decides whether the plan stopped or started being free; null when `is_free` is the same in both fetches. */
+function judgeFreeTierChange(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
   const name = a.name;
   const label = planLabel(name);
-  const was = formatPlanPrice(b);
-  const now = formatPlanPrice(a);
-
   if (b.is_free && !a.is_free) {
+    const now = formatPlanPrice(a);
     return {
       // docs/product-rules.md#classification counts a plan whose is_free went true → false as a removed free tier.
       severity: "high",
@@ -158,6 +177,7 @@ function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): Pric
     };
   }
   if (!b.is_free && a.is_free) {
+    const was = formatPlanPrice(b);
     return {
       // A price cut to zero: ≥ 20 % down, so medium like any large cut.
       severity: "medium",
@@ -167,9 +187,28 @@ function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): Pric
       tag: "now-free",
     };
   }
+  return null;
+}
+
+/**
+ * Decides whether the price changed, once the free tier did not: hidden or published first, then (both priced)
+ * billing terms, then the amount. Null when the plan is free in both fetches or its price did not move.
+ */
+function judgePriceChange(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
   // Both free: "$0" becoming "Free" (or back) is how the card is written, not a price change.
-  const bothFree = b.is_free && a.is_free;
-  if (!bothFree && b.amount !== null && a.amount === null) {
+  if (b.is_free && a.is_free) return null;
+  const visibility = judgePriceVisibilityChange(company, b, a);
+  if (visibility !== null) return visibility;
+  if (isPriced(b) && isPriced(a)) return judgeBillingTermsChange(company, b, a) ?? judgeAmountChange(company, b, a);
+  return null;
+}
+
+/** Decides whether the price was hidden ("contact sales") or published; null when it is shown in both or neither. */
+function judgePriceVisibilityChange(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
+  const name = a.name;
+  const label = planLabel(name);
+  if (b.amount !== null && a.amount === null) {
+    const was = formatPlanPrice(b);
     return {
       severity: "medium",
       title: `${company} moved ${name} to contact sales (was ${was})`,
@@ -179,7 +218,8 @@ function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): Pric
       inference: `that the plan moved to "contact sales" is inferred from its price no longer being shown`,
     };
   }
-  if (!bothFree && b.amount === null && a.amount !== null) {
+  if (b.amount === null && a.amount !== null) {
+    const now = formatPlanPrice(a);
     return {
       severity: "medium",
       title: `${company} published a price for ${name}: ${now}`,
@@ -188,62 +228,81 @@ function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): Pric
       tag: "price-published",
     };
   }
-  if (!bothFree && b.amount !== null && a.amount !== null) {
-    const bCurrency = b.currency?.toUpperCase() ?? null;
-    const aCurrency = a.currency?.toUpperCase() ?? null;
-    const currencyChanged = bCurrency !== null && aCurrency !== null && bCurrency !== aCurrency;
-    const periodChanged = b.period !== null && a.period !== null && b.period !== a.period;
-    if (currencyChanged || periodChanged) {
-      return {
-        // docs/product-rules.md#classification: a billing period change is medium. A currency switch is priced like
-        // one: amounts are not comparable across either, so no increase/decrease is claimed.
-        severity: "medium",
-        title: `${company} changed ${name} from ${was} to ${now}`,
-        summary: `${company}'s ${label} went from ${was} to ${now}${periodChanged ? ", a different billing period" : ", a different currency"}.`,
-        impact: periodChanged
-          ? `${company} now bills ${name} ${a.period === "year" ? "yearly" : a.period === "month" ? "monthly" : "once"}: buyers who wanted the old terms may be open to yours; re-check your side-by-side comparison.`
-          : `${company} now prices ${name} in ${aCurrency}: re-check your price comparison for buyers in that market.`,
-        tag: periodChanged ? "billing-period" : "currency",
-      };
-    }
-    if (roundMoney(a.amount) !== roundMoney(b.amount)) {
-      // Either side's currency may be unknown; show both amounts in the one that is known.
-      const currency = aCurrency ?? bCurrency;
-      const suffix = periodSuffix(a.period ?? b.period);
-      const from = formatAmount(b.amount, currency);
-      const to = formatAmount(a.amount, currency);
-      const delta = `${formatAmount(Math.abs(a.amount - b.amount), currency)}${suffix}`;
-      const change = b.amount === 0 ? Infinity : (a.amount - b.amount) / b.amount;
-      // Rounded so 50 → 60 is exactly 20 % despite float arithmetic.
-      const magnitude = Math.round(Math.abs(change) * 1e6) / 1e6;
-      const pct = Number.isFinite(magnitude) ? ` (${change > 0 ? "+" : "−"}${formatPercent(magnitude)})` : "";
-      if (change > 0) {
-        return {
-          // docs/product-rules.md#classification: increase ≥ 20 % high, ≥ 5 % medium, else low.
-          severity: magnitude >= 0.2 ? "high" : magnitude >= 0.05 ? "medium" : "low",
-          title: `${company} raised ${name} from ${from} to ${to}${suffix}`,
-          summary: `${company}'s ${label} now costs ${to}${suffix}, up from ${from}${suffix}${pct}.`,
-          impact: `Prospects comparing on price now see a ${delta} gap in your favour on the ${name} tier.`,
-          tag: "price-increase",
-        };
-      }
-      return {
-        // docs/product-rules.md#classification: a decrease ≥ 20 % is medium, else low.
-        severity: magnitude >= 0.2 ? "medium" : "low",
-        title: `${company} cut ${name} from ${from} to ${to}${suffix}`,
-        summary: `${company}'s ${label} now costs ${to}${suffix}, down from ${from}${suffix}${pct}.`,
-        impact: `${company}'s ${name} tier is now ${delta} cheaper: expect prospects to bring the new price into negotiations, and refresh your price comparison against that tier.`,
-        tag: "price-decrease",
-      };
-    }
+  return null;
+}
+
+/** Decides whether a priced plan switched billing period or currency; null when both are the same or unknown. */
+function judgeBillingTermsChange(company: string, b: PricedPlan, a: PricedPlan): PricingJudgement | null {
+  const name = a.name;
+  const label = planLabel(name);
+  const bCurrency = upperCurrency(b);
+  const aCurrency = upperCurrency(a);
+  const currencyChanged = bCurrency !== null && aCurrency !== null && bCurrency !== aCurrency;
+  const periodChanged = b.period !== null && a.period !== null && b.period !== a.period;
+  if (!currencyChanged && !periodChanged) return null;
+  const was = formatPlanPrice(b);
+  const now = formatPlanPrice(a);
+  return {
+    // docs/product-rules.md#classification: a billing period change is medium. A currency switch is priced like
+    // one: amounts are not comparable across either, so no increase/decrease is claimed.
+    severity: "medium",
+    title: `${company} changed ${name} from ${was} to ${now}`,
+    summary: `${company}'s ${label} went from ${was} to ${now}${periodChanged ? ", a different billing period" : ", a different currency"}.`,
+    impact: periodChanged
+      ? `${company} now bills ${name} ${a.period === "year" ? "yearly" : a.period === "month" ? "monthly" : "once"}: buyers who wanted the old terms may be open to yours; re-check your side-by-side comparison.`
+      : `${company} now prices ${name} in ${aCurrency}: re-check your price comparison for buyers in that market.`,
+    tag: periodChanged ? "billing-period" : "currency",
+  };
+}
+
+/**
+ * Decides whether a priced plan, on the same billing terms, was raised or cut, and how severely by the relative
+ * change; null when the amount is the same once rounded.
+ */
+function judgeAmountChange(company: string, b: PricedPlan, a: PricedPlan): PricingJudgement | null {
+  if (roundMoney(a.amount) === roundMoney(b.amount)) return null;
+  const name = a.name;
+  const label = planLabel(name);
+  // Either side's currency may be unknown; show both amounts in the one that is known.
+  const currency = upperCurrency(a) ?? upperCurrency(b);
+  const suffix = periodSuffix(a.period ?? b.period);
+  const from = formatAmount(b.amount, currency);
+  const to = formatAmount(a.amount, currency);
+  const delta = `${formatAmount(Math.abs(a.amount - b.amount), currency)}${suffix}`;
+  const change = b.amount === 0 ? Infinity : (a.amount - b.amount) / b.amount;
+  // Rounded so 50 → 60 is exactly 20 % despite float arithmetic.
+  const magnitude = Math.round(Math.abs(change) * 1e6) / 1e6;
+  const pct = Number.isFinite(magnitude) ? ` (${change > 0 ? "+" : "−"}${formatPercent(magnitude)})` : "";
+  if (change > 0) {
+    return {
+      // docs/product-rules.md#classification: increase ≥ 20 % high, ≥ 5 % medium, else low.
+      severity: magnitude >= 0.2 ? "high" : magnitude >= 0.05 ? "medium" : "low",
+      title: `${company} raised ${name} from ${from} to ${to}${suffix}`,
+      summary: `${company}'s ${label} now costs ${to}${suffix}, up from ${from}${suffix}${pct}.`,
+      impact: `Prospects comparing on price now see a ${delta} gap in your favour on the ${name} tier.`,
+      tag: "price-increase",
+    };
   }
+  return {
+    // docs/product-rules.md#classification: a decrease ≥ 20 % is medium, else low.
+    severity: magnitude >= 0.2 ? "medium" : "low",
+    title: `${company} cut ${name} from ${from} to ${to}${suffix}`,
+    summary: `${company}'s ${label} now costs ${to}${suffix}, down from ${from}${suffix}${pct}.`,
+    impact: `${company}'s ${name} tier is now ${delta} cheaper: expect prospects to bring the new price into negotiations, and refresh your price comparison against that tier.`,
+    tag: "price-decrease",
+  };
+}
+
+/** Decides whether the plan's feature list gained or lost lines; null when it did not (nothing else is left). */
+function judgeFeatureChange(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
   const features = featureDelta(b, a);
   if (features.added.length > 0 || features.removed.length > 0) {
+    const label = planLabel(a.name);
     return {
       severity: "low",
       title: `${company} changed what the ${label} includes`,
-      summary: `${company}'s ${label} (${now}) ${featureSentence(features)}.`,
-      impact: `What ${company} bundles in ${name} changed: update the feature comparison for that tier in your battlecard.`,
+      summary: `${company}'s ${label} (${formatPlanPrice(a)}) ${featureSentence(features)}.`,
+      impact: `What ${company} bundles in ${a.name} changed: update the feature comparison for that tier in your battlecard.`,
       tag: "features",
     };
   }

@@ -7,7 +7,6 @@
  * the member's digest highlights: docs/product-rules.md#alert-rules); a workspace without such rules gets its high and
  * critical events highlighted.
  */
-import type { Knex } from "knex";
 import type { components } from "../../generated/api-types.js";
 import { eventLink } from "../alerts/messages.js";
 import { ruleMatches, type MatchableRule } from "../alerts/match.js";
@@ -77,6 +76,23 @@ interface EventRow {
   source_url: string;
 }
 
+interface CountRow {
+  competitor_id: string;
+  event_type: string;
+  severity: string;
+  n: number;
+}
+
+type CompetitorCounts = DigestSection["counts"];
+
+/** The period's event counts: overall, by type, by severity and per competitor. */
+interface PeriodCounts {
+  total: number;
+  byType: Record<string, number>;
+  bySeverity: Record<string, number>;
+  perCompetitor: Map<string, CompetitorCounts>;
+}
+
 function zeroCounts(keys: readonly string[]): Record<string, number> {
   return Object.fromEntries(keys.map((key) => [key, 0]));
 }
@@ -96,17 +112,41 @@ export async function buildDigestPayload(
 ): Promise<DigestPayload> {
   const { periodType, start, end } = input;
   const workspace = await scope.db("workspaces").where({ id: scope.workspaceId }).first("id", "name");
-  const inPeriod = (q: Knex.QueryBuilder) =>
-    q.where("e.detected_at", ">=", start).where("e.detected_at", "<", end).whereNot("e.status", "dismissed");
+  const countRows = await readCountRows(scope, start, end);
+  const events = await readEvents(scope, start, end);
+  const rules = await readDigestRules(scope, periodType);
 
-  const countRows: { competitor_id: string; event_type: string; severity: string; n: number }[] = await inPeriod(
-    scope.from("events as e"),
-  )
+  const item = (e: EventRow) => digestItem(e, input.publicBaseUrl);
+  const { total, byType, bySeverity, perCompetitor } = tallyCounts(countRows);
+
+  return {
+    workspace: { id: scope.workspaceId, name: workspace?.name ?? "" },
+    period: { type: periodType, start: start.toISOString(), end: end.toISOString() },
+    headline: headline(total, perCompetitor.size, periodType),
+    counts: { total, competitors: perCompetitor.size, by_type: byType, by_severity: bySeverity },
+    highlights: events
+      .filter((e) => isHighlighted(e, rules))
+      .slice(0, MAX_HIGHLIGHTS)
+      .map(item),
+    sections: competitorSections(events, perCompetitor, item),
+  };
+}
+
+/** Event counts of the period (dismissed events left out), one row per competitor, event type and severity. */
+async function readCountRows(scope: WorkspaceScope, start: Date, end: Date): Promise<CountRow[]> {
+  return scope
+    .from("events as e")
+    .where("e.detected_at", ">=", start)
+    .where("e.detected_at", "<", end)
+    .whereNot("e.status", "dismissed")
     .groupBy("e.competitor_id", "e.event_type", "e.severity")
     .select("e.competitor_id", "e.event_type", "e.severity", scope.db.raw("count(*)::int AS n"));
+}
 
+/** The period's events (dismissed ones left out) with their competitor and source URL, at most MAX_EVENTS_READ. */
+async function readEvents(scope: WorkspaceScope, start: Date, end: Date): Promise<EventRow[]> {
   // Severity rank descending, then newest first: the order of every list in the digest.
-  const { rows: events } = await scope.raw<EventRow>(
+  const { rows } = await scope.raw<EventRow>(
     `SELECT e.id, e.competitor_id, c.name AS competitor_name, c.domain AS competitor_domain, e.event_type, e.severity,
             e.title, e.summary, e.confidence_score, e.detected_at,
             ${eventSourceUrl("src")} AS source_url
@@ -119,8 +159,12 @@ export async function buildDigestPayload(
       LIMIT :limit`,
     { start, end, severities: [...SEVERITIES], limit: MAX_EVENTS_READ },
   );
+  return rows;
+}
 
-  const rules: MatchableRule[] = await scope
+/** The workspace's active alert rules of the digest's frequency, which choose the highlighted events. */
+async function readDigestRules(scope: WorkspaceScope, periodType: PeriodType): Promise<MatchableRule[]> {
+  return scope
     .from("alert_rules")
     .where({ frequency: periodType, is_active: true })
     .select(
@@ -130,8 +174,11 @@ export async function buildDigestPayload(
       "confidence_threshold",
       "delivery_channels_json",
     );
+}
 
-  const item = (e: EventRow): DigestEventItem => ({
+/** An event as the digest lists it, linked to its page in the API. */
+function digestItem(e: EventRow, publicBaseUrl: string): DigestEventItem {
+  return {
     id: e.id,
     event_type: e.event_type,
     severity: e.severity,
@@ -140,16 +187,22 @@ export async function buildDigestPayload(
     confidence_score: Number(e.confidence_score),
     detected_at: new Date(e.detected_at).toISOString(),
     source_url: e.source_url,
-    url: eventLink(input.publicBaseUrl, e.id),
-  });
-  const highlighted = (e: EventRow) =>
-    rules.length > 0
-      ? rules.some((rule) => ruleMatches(rule, { ...e, confidence_score: Number(e.confidence_score) }))
-      : severityAtLeast(e.severity, "high");
+    url: eventLink(publicBaseUrl, e.id),
+  };
+}
 
+/** Whether an event is highlighted: it matches one of the rules, or (without rules) it is high or critical. */
+function isHighlighted(e: EventRow, rules: MatchableRule[]): boolean {
+  return rules.length > 0
+    ? rules.some((rule) => ruleMatches(rule, { ...e, confidence_score: Number(e.confidence_score) }))
+    : severityAtLeast(e.severity, "high");
+}
+
+/** Totals of the count rows: overall, by type, by severity and per competitor (total and by type). */
+function tallyCounts(countRows: CountRow[]): PeriodCounts {
   const byType = zeroCounts(EVENT_TYPES);
   const bySeverity = zeroCounts(SEVERITIES);
-  const perCompetitor = new Map<string, { total: number; by_type: Record<string, number> }>();
+  const perCompetitor = new Map<string, CompetitorCounts>();
   for (const row of countRows) {
     byType[row.event_type] = (byType[row.event_type] ?? 0) + row.n;
     bySeverity[row.severity] = (bySeverity[row.severity] ?? 0) + row.n;
@@ -159,7 +212,15 @@ export async function buildDigestPayload(
     perCompetitor.set(row.competitor_id, counts);
   }
   const total = countRows.reduce((sum, row) => sum + row.n, 0);
+  return { total, byType, bySeverity, perCompetitor };
+}
 
+/** One section per competitor with events, listing at most MAX_EVENTS_PER_SECTION of them and counting the rest. */
+function competitorSections(
+  events: EventRow[],
+  perCompetitor: Map<string, CompetitorCounts>,
+  item: (e: EventRow) => DigestEventItem,
+): DigestSection[] {
   // Sections in the order of their first (most severe, newest) event, so the most important competitor leads.
   const sections = new Map<string, DigestSection>();
   for (const event of events) {
@@ -179,13 +240,5 @@ export async function buildDigestPayload(
       section.more_events -= 1;
     }
   }
-
-  return {
-    workspace: { id: scope.workspaceId, name: workspace?.name ?? "" },
-    period: { type: periodType, start: start.toISOString(), end: end.toISOString() },
-    headline: headline(total, perCompetitor.size, periodType),
-    counts: { total, competitors: perCompetitor.size, by_type: byType, by_severity: bySeverity },
-    highlights: events.filter(highlighted).slice(0, MAX_HIGHLIGHTS).map(item),
-    sections: [...sections.values()],
-  };
+  return [...sections.values()];
 }

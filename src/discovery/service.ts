@@ -135,73 +135,10 @@ export class DiscoveryService {
       this.verify(candidate.url, candidate.source_type === "pricing"),
     );
 
-    const enriched: EnrichedSource[] = candidates.map((candidate, i) => ({
-      url: candidate.url,
-      source_type: candidate.source_type,
-      title: truncate(candidate.text || checks[i]!.title || LABELS[candidate.source_type], 120),
-      description: describe(candidate),
-      relevance: RELEVANCE[candidate.source_type],
-      verified: checks[i]!.verified,
-    }));
-
-    const trackedUrls = new Set(tracked.map((source) => source.normalized_url));
-    const recommendations: Record<string, unknown>[] = [];
-    candidates.forEach((candidate, i) => {
-      if (!checks[i]!.verified || trackedUrls.has(candidate.normalized_url)) return;
-      recommendations.push({
-        type: "track_source",
-        source_type: candidate.source_type,
-        url: candidate.url,
-        reason: `${describe(candidate)}; reachable and not tracked yet`,
-      });
-    });
-    const knownTypes = new Set<string>([
-      ...candidates.map((candidate) => candidate.source_type),
-      ...tracked.map((source) => source.source_type),
-    ]);
-    for (const kind of KEY_KINDS) {
-      if (kind.covered_by.some((type) => knownTypes.has(type))) continue;
-      recommendations.push({ type: "missing_source_type", source_type: kind.source_type, reason: kind.reason });
-    }
-
-    const industry = page.organization?.industry ?? null;
-    const pricingIndex = candidates.findIndex((c) => c.source_type === "pricing" && c.origin !== "sitemap");
-    const subscriptionWording =
-      SUBSCRIPTION_WORDING.test(page.text) ||
-      (pricingIndex >= 0 && SUBSCRIPTION_WORDING.test(checks[pricingIndex]!.text ?? ""));
-    // Deliberately conservative (docs/product-rules.md#discovery-and-profile): a label only when a linked pricing page
-    // and seat/month wording agree.
-    const businessModel = pricingIndex >= 0 && subscriptionWording ? "B2B SaaS, subscription" : null;
-
-    const { industry: _industry, ...organization } = page.organization ?? { industry: null };
-    const profile = {
-      url,
-      title: page.title,
-      description: page.description,
-      og_image: page.og_image,
-      site_name: page.site_name,
-      language: page.language,
-      tagline: page.tagline,
-      organization: page.organization ? organization : null,
-      social: page.social,
-      industry,
-      business_model: businessModel,
-    };
-
-    // No external data vendor is configured in this service, so vendor_data is null (ProfileResponse docs).
-    const { db } = this.workspace.scope;
-    await db("competitor_profiles")
-      .insert({
-        competitor_id: competitor.id,
-        profile: JSON.stringify(profile),
-        vendor_data: null,
-        enriched_sources: JSON.stringify(enriched),
-        industry,
-        business_model: businessModel,
-        profiled_at: db.fn.now(),
-      })
-      .onConflict("competitor_id")
-      .merge();
+    const enriched = enrichedSources(candidates, checks);
+    const recommendations = recommend(candidates, checks, tracked);
+    const profile = companyProfile(url, page, businessModelOf(page, candidates, checks));
+    await this.storeProfile(competitor.id, profile, enriched);
 
     return {
       competitor_id: competitor.id,
@@ -211,13 +148,7 @@ export class DiscoveryService {
       vendor_data: null,
       enriched_sources: enriched,
       recommendations,
-      website_sources: tracked.map((source) => ({
-        id: source.id,
-        url: source.url,
-        source_type: source.source_type,
-        is_active: source.is_active,
-        last_success_at: source.last_success_at ? new Date(source.last_success_at).toISOString() : null,
-      })),
+      website_sources: tracked.map(websiteSource),
     };
   }
 
@@ -259,6 +190,24 @@ export class DiscoveryService {
       if (source) added.push({ id: source.id, source_type: item.source_type, url: source.url });
     }
     return { added: added.length, sources: added };
+  }
+
+  /** Stores the profile and the enriched sources as the competitor's row of competitor_profiles (replacing any). */
+  private async storeProfile(competitorId: string, profile: CompanyProfile, enriched: EnrichedSource[]): Promise<void> {
+    // No external data vendor is configured in this service, so vendor_data is null (ProfileResponse docs).
+    const { db } = this.workspace.scope;
+    await db("competitor_profiles")
+      .insert({
+        competitor_id: competitorId,
+        profile: JSON.stringify(profile),
+        vendor_data: null,
+        enriched_sources: JSON.stringify(enriched),
+        industry: profile.industry,
+        business_model: profile.business_model,
+        profiled_at: db.fn.now(),
+      })
+      .onConflict("competitor_id")
+      .merge();
   }
 
   private tracked(competitorId: string): Promise<Source[]> {
@@ -363,6 +312,89 @@ export class DiscoveryService {
       throw error;
     }
   }
+}
+
+/** The candidates as `enriched_sources` entries: title (link text, page title or label), description, relevance. */
+function enrichedSources(candidates: Candidate[], checks: Verification[]): EnrichedSource[] {
+  return candidates.map((candidate, i) => ({
+    url: candidate.url,
+    source_type: candidate.source_type,
+    title: truncate(candidate.text || checks[i]!.title || LABELS[candidate.source_type], 120),
+    description: describe(candidate),
+    relevance: RELEVANCE[candidate.source_type],
+    verified: checks[i]!.verified,
+  }));
+}
+
+/**
+ * The profile's recommendations: each verified candidate not tracked yet, then each key kind that neither a candidate
+ * nor a tracked source covers.
+ */
+function recommend(candidates: Candidate[], checks: Verification[], tracked: Source[]): Record<string, unknown>[] {
+  const trackedUrls = new Set(tracked.map((source) => source.normalized_url));
+  const recommendations: Record<string, unknown>[] = [];
+  candidates.forEach((candidate, i) => {
+    if (!checks[i]!.verified || trackedUrls.has(candidate.normalized_url)) return;
+    recommendations.push({
+      type: "track_source",
+      source_type: candidate.source_type,
+      url: candidate.url,
+      reason: `${describe(candidate)}; reachable and not tracked yet`,
+    });
+  });
+  const knownTypes = new Set<string>([
+    ...candidates.map((candidate) => candidate.source_type),
+    ...tracked.map((source) => source.source_type),
+  ]);
+  for (const kind of KEY_KINDS) {
+    if (kind.covered_by.some((type) => knownTypes.has(type))) continue;
+    recommendations.push({ type: "missing_source_type", source_type: kind.source_type, reason: kind.reason });
+  }
+  return recommendations;
+}
+
+/** The business-model label: "B2B SaaS, subscription" or null. */
+function businessModelOf(page: Homepage, candidates: Candidate[], checks: Verification[]): string | null {
+  const pricingIndex = candidates.findIndex((c) => c.source_type === "pricing" && c.origin !== "sitemap");
+  const subscriptionWording =
+    SUBSCRIPTION_WORDING.test(page.text) ||
+    (pricingIndex >= 0 && SUBSCRIPTION_WORDING.test(checks[pricingIndex]!.text ?? ""));
+  // Deliberately conservative (docs/product-rules.md#discovery-and-profile): a label only when a linked pricing page
+  // and seat/month wording agree.
+  return pricingIndex >= 0 && subscriptionWording ? "B2B SaaS, subscription" : null;
+}
+
+/** What the homepage (reached at `url`) says about the company, with its industry and business model. */
+function companyProfile(url: string, page: Homepage, businessModel: string | null) {
+  const industry = page.organization?.industry ?? null;
+  const { industry: _industry, ...organization } = page.organization ?? { industry: null };
+  return {
+    url,
+    title: page.title,
+    description: page.description,
+    og_image: page.og_image,
+    site_name: page.site_name,
+    language: page.language,
+    tagline: page.tagline,
+    organization: page.organization ? organization : null,
+    social: page.social,
+    industry,
+    business_model: businessModel,
+  };
+}
+
+/** The `profile` of a ProfileResponse, as stored in competitor_profiles. */
+type CompanyProfile = ReturnType<typeof companyProfile>;
+
+/** A tracked source as a `website_sources` entry. */
+function websiteSource(source: Source): Record<string, unknown> {
+  return {
+    id: source.id,
+    url: source.url,
+    source_type: source.source_type,
+    is_active: source.is_active,
+    last_success_at: source.last_success_at ? new Date(source.last_success_at).toISOString() : null,
+  };
 }
 
 /** Why a candidate is suggested, in the words of where it was found. */

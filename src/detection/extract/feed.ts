@@ -20,7 +20,23 @@ export function looksLikeFeed(body: string, contentType: string | null, fetchMet
     .slice(0, 2048)
     .replace(/^\ufeff/, "")
     .trimStart();
-  return /^<\?xml/i.test(head) || /^(?:<!--[\s\S]*?-->\s*)*<(?:rss|feed|rdf:RDF)[\s>]/i.test(head);
+  return /^<\?xml/i.test(head) || /^<(?:rss|feed|rdf:RDF)[\s>]/i.test(afterLeadingComments(head));
+}
+
+/**
+ * The text after any comments and whitespace it opens with, in one pass. (A regular expression that repeated a lazy
+ * comment pattern backtracked exponentially: a few hundred bytes of `<!---->` took seconds.) A comment ends at its
+ * first `-->`, as in XML.
+ */
+export function afterLeadingComments(text: string): string {
+  let at = 0;
+  for (;;) {
+    while (at < text.length && /\s/.test(text[at]!)) at++;
+    if (!text.startsWith("<!--", at)) return text.slice(at);
+    const end = text.indexOf("-->", at + 4);
+    if (end === -1) return "";
+    at = end + 3;
+  }
 }
 
 /** Child elements by local name, case-insensitive ("dc:date" matches "date" only when asked with the prefix). */

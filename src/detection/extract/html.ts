@@ -43,10 +43,14 @@ const VOID_TAGS = new Set([
   "rp",
 ]);
 
-/** Cuts the body where its (approximate) tag nesting passes MAX_NESTING. Optional-close tags count as void. */
+/**
+ * Cuts the body where its (approximate) tag nesting passes MAX_NESTING. Optional-close tags count as void. A tag's
+ * attributes stop at the next `<` as well as at `>`: otherwise every unclosed `<div` scanned the rest of the body,
+ * quadratic in its size (200 KB of them took 9 s). An attribute value holding `<` is rare and only miscounts depth.
+ */
 export function limitNesting(body: string, maxDepth = MAX_NESTING): string {
   let depth = 0;
-  const tag = /<(\/?)([a-zA-Z][\w:-]*)[^>]*?(\/?)>/g;
+  const tag = /<(\/?)([a-zA-Z][\w:-]*)[^<>]*?(\/?)>/g;
   for (let m = tag.exec(body); m; m = tag.exec(body)) {
     const name = m[2]!.toLowerCase();
     if (m[1]) depth = Math.max(0, depth - 1);
