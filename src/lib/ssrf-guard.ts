@@ -27,18 +27,18 @@ export interface GuardPolicy {
   exemptHosts: ReadonlySet<string>;
 }
 
-/** A connection refused by the guard; `literal` when the URL named the address itself. */
+/**
+ * A connection refused by the guard; `literal` when the URL named the address itself. The message never names the
+ * address a hostname resolved to: it is stored and shown to the tenant, who could otherwise map internal DNS with it
+ * (the address stays on the error for logs).
+ */
 export class BlockedTargetError extends Error {
   constructor(
     readonly hostname: string,
     readonly address: string,
     readonly literal: boolean,
   ) {
-    super(
-      literal
-        ? `blocked: ${hostname} is a private address`
-        : `blocked: ${hostname} resolves to a private address (${address})`,
-    );
+    super(literal ? `blocked: ${hostname} is a private address` : `blocked: ${hostname} resolves to a private address`);
     this.name = "BlockedTargetError";
   }
 }
