@@ -15,7 +15,7 @@ import { QUEUES } from "../../src/jobs/queues.js";
 import { startService, type RunningService } from "../../src/server.js";
 import { loadContract, matchesContract } from "./contract.js";
 import { withDatabase } from "./global-setup.js";
-import { waitFor } from "./wait.js";
+import { queueSettled } from "./jobs.js";
 
 export interface TestApp {
   service: RunningService;
@@ -61,17 +61,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   // otherwise get a scheduled digest or not, depending on timing).
   if (service.scheduler) {
     await service.scheduler.idle();
-    await waitFor(
-      async () => {
-        const { rows } = await service.services.knex.raw(
-          "SELECT count(*)::int AS count FROM pgboss.job WHERE name = ? AND state::text IN ('created', 'retry', 'active')",
-          [QUEUES.digestGenerate.name],
-        );
-        return rows[0].count === 0;
-      },
-      30_000,
-      "the first tick's digest runs",
-    );
+    await queueSettled(service.services.knex, QUEUES.digestGenerate, {}, 30_000);
   }
   const agent = supertest.agent(service.app!);
   const http: ContractClient = {

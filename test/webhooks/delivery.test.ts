@@ -183,7 +183,7 @@ describe("delivery", () => {
     const delivery = await settled(setup.subscription.id, event.id, "failed");
     expect(delivery).toMatchObject({ attempts: 1, last_status: 410, last_error: "HTTP 410", next_attempt_at: null });
     // No job of this delivery is left to retry it: one request is all there will ever be.
-    await queueSettled(app, QUEUES.webhookDeliver.name, { delivery_id: delivery.id });
+    await queueSettled(knex(), QUEUES.webhookDeliver, { delivery_id: delivery.id });
     expect(receiver.requestsTo(setup.path)).toHaveLength(1);
     expect(await attemptsOf(delivery.id)).toHaveLength(1);
   });
@@ -237,7 +237,7 @@ describe("delivery", () => {
       return rows.length >= 2 ? rows : null;
     });
     // Every mail this delivery's failure queued has been sent: none can still arrive for the member.
-    await queueSettled(app, QUEUES.emailSend.name);
+    await queueSettled(knex(), QUEUES.emailSend);
     const settledMails = await knex()("email_outbox").where({ subject });
     expect(settledMails.map((m) => m.to_address).sort()).toEqual([setup.owner.email, secondOwner.email].sort());
     expect(settledMails.some((m) => m.to_address === member.email)).toBe(false);
@@ -326,10 +326,10 @@ describe("which events are delivered", () => {
     await settled(setup.subscription.id, event.id, "delivered");
     await consumeEvent(deps, event.id);
     // Both event-created jobs have run, and so has every attempt they could have caused.
-    await queueSettled(app, QUEUES.eventCreated.name, { event_id: event.id });
+    await queueSettled(knex(), QUEUES.eventCreated, { event_id: event.id });
     const deliveries = await knex()("webhook_deliveries").where({ event_id: event.id });
     expect(deliveries).toHaveLength(1);
-    await queueSettled(app, QUEUES.webhookDeliver.name, { delivery_id: deliveries[0].id });
+    await queueSettled(knex(), QUEUES.webhookDeliver, { delivery_id: deliveries[0].id });
     expect(receiver.requestsTo(setup.path)).toHaveLength(1);
   });
 });

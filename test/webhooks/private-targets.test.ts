@@ -87,7 +87,7 @@ describe("private targets (ALLOW_PRIVATE_TARGETS=0)", () => {
     const attempts = await knex("webhook_attempts").where({ delivery_id: delivery.id });
     expect(attempts.map((a) => [a.status_code, a.error])).toEqual([[null, "blocked: 127.0.0.1 is a private address"]]);
     // Nothing is left to retry it: the receiver was never reached and never will be.
-    await queueSettled(app, QUEUES.webhookDeliver.name, { delivery_id: delivery.id });
+    await queueSettled(app.service.services.knex, QUEUES.webhookDeliver, { delivery_id: delivery.id });
     expect(receiver.requests).toEqual([]);
   });
 });
