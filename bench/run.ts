@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the performance targets of docs/architecture.md#performance-targets, measured in one run on this
- * machine. `npm run bench -- webhooks` (or `feed`, `detection`, several names) runs only those scenarios.
+ * machine. `npm run bench -- webhooks` (or `feed`, `detection`, `extraction`, several names) runs only those scenarios.
  *
  * 1. GET /events with 100k events in the caller's workspace (1M in the table): req/s and p99 at 50 connections,
  *    through the full stack (ROLE=api child: express, openapi-backend, bearer auth) and through a bare
@@ -9,6 +9,9 @@
  * 3. fetch → event throughput over 500 changed pricing pages on 50 fixture sites (target ≥ 50 sources/s).
  * 4. signed webhook deliveries/s to a loopback receiver answering 200, 3,000 events at once (target ≥ 300/s);
  * 5. event committed → webhook received, 50 events one at a time (target ≤ 1 s); see bench/webhooks.ts.
+ * 6. extraction of the hostile-page corpus at 5 MB: the worst time per MB and the body it was (target: a 5 MB page
+ *    within the default 5 s parse budget, so ≤ 1 s per MB); see bench/extraction.ts. It needs no database:
+ *    `npm run bench -- extraction` starts none.
  *
  * Postgres: a fresh database on DATABASE_URL's server when set, otherwise an ephemeral embedded one. Everything the
  * bench starts is stopped and deleted at the end, also on failure; the exit code is non-zero only when the bench
@@ -27,6 +30,7 @@ import { ApiClient } from "./api-client.js";
 import { startChild } from "./children.js";
 import { Cleanup } from "./cleanup.js";
 import { openBenchDatabase } from "./database.js";
+import { measureExtraction, type ExtractionResult } from "./extraction.js";
 import { assertSamePage, captureFeedQuery, fetchFeedPage, measureLoad, type LoadResult } from "./feed.js";
 import { measureFetchThroughput, type ThroughputResult } from "./fetch-throughput.js";
 import { fixed, summaryTable, type SummaryRow } from "./report.js";
@@ -48,10 +52,17 @@ const FEED = {
 const LATENCY_RUNS = 10;
 const THROUGHPUT = { sources: 500, hosts: 50 };
 const WEBHOOKS = { events: 3_000, latencyRuns: 50 };
-const TARGETS = { feedRatio: 0.7, runNowSeconds: 2, sourcesPerSecond: 50, deliveriesPerSecond: 300, webhookSeconds: 1 };
+const TARGETS = {
+  feedRatio: 0.7,
+  runNowSeconds: 2,
+  sourcesPerSecond: 50,
+  deliveriesPerSecond: 300,
+  webhookSeconds: 1,
+  extractionMsPerMb: 1000,
+};
 
 /** `npm run bench -- <scenario…>` runs only those; without names, all of them. */
-const SCENARIOS = ["feed", "detection", "webhooks"] as const;
+const SCENARIOS = ["feed", "detection", "webhooks", "extraction"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function selectedScenarios(args: string[]): Set<Scenario> {
@@ -65,6 +76,7 @@ interface Figures {
   feed?: { bare: LoadResult; api: LoadResult };
   detection?: { latency: LatencyResult; throughput: ThroughputResult };
   webhooks?: WebhookResult;
+  extraction?: ExtractionResult;
 }
 
 /** What every scenario shares: the database, a token issuer, and the environment of the service processes. */
@@ -75,9 +87,16 @@ interface BenchContext {
   tokens: TokenService;
   logDir: string;
   serviceEnv: (extra: Record<string, string>) => Record<string, string>;
+  /** `SECRETS_KEY` of the services `serviceEnv` starts. */
+  secretsKey: Buffer;
 }
 
 async function bench(cleanup: Cleanup, scenarios: Set<Scenario>): Promise<Figures> {
+  const figures: Figures = {};
+  // Extraction needs no database: it runs first, and alone when it is the only scenario asked for.
+  if (scenarios.has("extraction")) figures.extraction = await measureExtraction();
+  if ([...scenarios].every((scenario) => scenario === "extraction")) return figures;
+
   const tmp = mkdtempSync(path.join(tmpdir(), "rivalscope-bench-"));
   // mkdtemp makes the folder private to root; the embedded server runs as `postgres` and needs to reach it.
   chmodSync(tmp, 0o755);
@@ -96,15 +115,16 @@ async function bench(cleanup: Cleanup, scenarios: Set<Scenario>): Promise<Figure
 
   const jwtSecret = randomBytes(32).toString("hex");
   const tokens = new TokenService(loadConfig({ JWT_SECRET: jwtSecret, DATA_DIR: dataDir }));
+  const secretsKey = randomBytes(32);
   const serviceEnv = (extra: Record<string, string>) => ({
     DATABASE_URL: database.url,
     JWT_SECRET: jwtSecret,
+    SECRETS_KEY: secretsKey.toString("hex"),
     DATA_DIR: dataDir,
     ...extra,
   });
-  const context: BenchContext = { cleanup, knex, databaseUrl: database.url, tokens, logDir, serviceEnv };
+  const context: BenchContext = { cleanup, knex, databaseUrl: database.url, tokens, logDir, serviceEnv, secretsKey };
 
-  const figures: Figures = {};
   if (scenarios.has("feed")) figures.feed = await feedScenario(context);
   if (scenarios.has("detection")) figures.detection = await detectionScenario(context);
   if (scenarios.has("webhooks")) figures.webhooks = await webhookScenario(context);
@@ -234,7 +254,7 @@ async function detectionScenario({ cleanup, knex, databaseUrl, tokens, logDir, s
 }
 
 /** Scenarios 4 and 5: webhook deliveries/s and event → webhook latency. */
-async function webhookScenario({ cleanup, knex, databaseUrl, tokens, logDir, serviceEnv }: BenchContext) {
+async function webhookScenario({ cleanup, knex, databaseUrl, tokens, logDir, serviceEnv, secretsKey }: BenchContext) {
   // A fresh ROLE=all service (its API idle) whose workers sign and send the webhooks.
   const webhookService = await startChild({
     name: "service-webhooks",
@@ -250,6 +270,7 @@ async function webhookScenario({ cleanup, knex, databaseUrl, tokens, logDir, ser
     databaseUrl,
     workerPids: [webhookService.pid],
     workspaceId: webhookTenant.workspaceId,
+    secretsKey,
     events: WEBHOOKS.events,
     latencyRuns: WEBHOOKS.latencyRuns,
     cleanup,
@@ -282,6 +303,7 @@ function summary(figures: Figures): string {
     ...(figures.feed ? feedRows(figures.feed) : []),
     ...(figures.detection ? detectionRows(figures.detection) : []),
     ...(figures.webhooks ? webhookRows(figures.webhooks) : []),
+    ...(figures.extraction ? extractionRows(figures.extraction) : []),
   ]);
 }
 
@@ -372,6 +394,26 @@ function webhookRows(webhooks: WebhookResult): SummaryRow[] {
       value: `${fixed(webhooks.latency.maxMs)} ms`,
       target: `≤ ${TARGETS.webhookSeconds} s`,
       met: webhooks.latency.maxMs <= TARGETS.webhookSeconds * 1000,
+    },
+  ];
+}
+
+function extractionRows({ samples, worst, budgetMs }: ExtractionResult): SummaryRow[] {
+  const perMb = (ms: number) => (Number.isFinite(ms) ? `${fixed(ms)} ms/MB` : `over ${budgetMs / 1000} s`);
+  const slowest = samples.reduce((a, b) => ((b.ms ?? Infinity) > (a.ms ?? Infinity) ? b : a));
+  const slowestTime = slowest.ms === null ? `over ${budgetMs / 1000} s` : `${fixed(slowest.ms)} ms`;
+  return [
+    {
+      measurement: `extraction of ${samples.length} hostile bodies, worst time per MB (under 1 MB counts as 1 MB)`,
+      value: `${perMb(worst.msPerMb)}: ${worst.name} (${fixed(worst.megabytes, 2)} MB)`,
+      target: `≤ ${fixed(TARGETS.extractionMsPerMb)} ms/MB`,
+      met: worst.msPerMb <= TARGETS.extractionMsPerMb,
+    },
+    {
+      measurement: "  the slowest body",
+      value: `${slowestTime}: ${slowest.name} (${fixed(slowest.megabytes, 2)} MB)`,
+      target: "",
+      met: null,
     },
   ];
 }

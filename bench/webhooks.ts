@@ -53,6 +53,8 @@ export async function measureWebhooks(options: {
   /** The processes that run the workers (for their CPU use). */
   workerPids: number[];
   workspaceId: string;
+  /** The key the worker processes open stored secrets with (their `SECRETS_KEY`). */
+  secretsKey: Buffer;
   events: number;
   latencyRuns: number;
   cleanup: Cleanup;
@@ -77,7 +79,7 @@ export async function measureWebhooks(options: {
     })
     .returning("id");
   const subscription = await upsertSubscription(
-    { knex, config: { allowPrivateTargets: true } },
+    { knex, config: { allowPrivateTargets: true, secretsKey: options.secretsKey } },
     { workspaceId, url: receiver.url("/hook"), environment: "production" },
   );
   const event = { workspaceId, competitorId: competitor.id as string, sourceId: source.id as string };

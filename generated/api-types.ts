@@ -167,8 +167,8 @@ export interface paths {
          *     The answer is the same whether or not the address has an account:
          *     200 `{ "detail": "If that address has an account, a reset link has been sent." }`.
          *
-         *     Errors: 429 with `Retry-After` after 5 requests for one address within an hour (counted whether or not the
-         *     address has an account); 422 when the body is invalid.
+         *     Errors: 429 with `Retry-After` (seconds) after 5 requests for one email address, or 20 requests from one client
+         *     address, within an hour (counted whether or not the address has an account); 422 when the body is invalid.
          */
         post: operations["requestPasswordReset"];
         delete?: never;
@@ -190,8 +190,12 @@ export interface paths {
          * @description Exchanges email and password for a bearer token. To renew an expired token, log in again. Public.
          *
          *     Errors: 401 for an unknown email and for a wrong password alike (same status and body, so the answer does not
-         *     reveal whether an account exists); 429 with `Retry-After` after too many failed attempts (10 failed attempts for
-         *     one email address, or 100 attempts from one client address, within 15 minutes); 422 when the body is invalid.
+         *     reveal whether an account exists); 422 when the body is invalid; 429 with `Retry-After` (seconds) after 10 failed
+         *     attempts for one email address from one client address, or 100 attempts of any kind from one client address,
+         *     within 15 minutes. Failures are counted per email address and client address together, so failures from elsewhere
+         *     never lock the account's owner out; a successful login clears that count. A client address is an IPv4 address or
+         *     an IPv6 /64. Also 429 when too many password hashes are already waiting on this server (it computes two at a time
+         *     and queues ten more); `Retry-After` then estimates when the queue will have drained.
          */
         post: operations["logIn"];
         delete?: never;
@@ -227,13 +231,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Sets a new password with a reset token from `POST /auth/forgot-password`, and consumes the token. Public.
-         *     Answers 200 `{ "detail": "Password has been reset." }`; the user then logs in with the new password.
+         * @description Sets a new password with a reset token from `POST /auth/forgot-password` (or an invitation), and consumes the
+         *     token. Public. Answers 200 `{ "detail": "Password has been reset." }`; the user then logs in with the new password.
+         *     The reset revokes every access token of the account issued before it: they answer 401 from then on.
          *
          *     Errors: 422 when the body is invalid, and also when the token is unknown, already used or expired (tokens are
          *     single-use and expire after 1 hour), with one failure
          *     `{ "loc": ["body", "token"], "msg": "Invalid or expired reset token", "type": "value_error" }`.
          *     The API has no 400 status; every rejected input is a 422.
+         *     429 with `Retry-After` (seconds) after 20 attempts from one client address, or 5 resets of one account, within an
+         *     hour, and when the server is already busy with too many password hashes (see `POST /auth/login`).
          */
         post: operations["resetPassword"];
         delete?: never;
@@ -256,7 +263,10 @@ export interface paths {
          *     the new user. Public.
          *
          *     Errors: 409 when an account with this email already exists (emails are compared case-insensitively);
-         *     422 when the body is invalid, including an unknown `digest_timezone` (`loc: ["body", "digest_timezone"]`).
+         *     422 when the body is invalid, including an unknown `digest_timezone` (`loc: ["body", "digest_timezone"]`);
+         *     429 with `Retry-After` (seconds) after 5 attempts for one email address, or 10 attempts from one client address,
+         *     within an hour (every attempt counts, whatever its answer), and when the server is already busy with too many
+         *     password hashes (see `POST /auth/login`).
          */
         post: operations["signUp"];
         delete?: never;
@@ -488,10 +498,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the sources of a competitor, oldest first. */
+        /** @description Lists the sources of a competitor, oldest first. Not paginated: a competitor tracks at most 50 sources. */
         get: operations["listCompetitorSources"];
         put?: never;
-        /** @description Adds a source. Answers 409 when the competitor already tracks the same normalized URL, and 403 when `fetch_frequency_minutes` is below 360 without the plan's `realtime` flag. */
+        /** @description Adds a source. Answers 409 when the competitor already tracks the same normalized URL, and 403 when `fetch_frequency_minutes` is below 360 without the plan's `realtime` flag or when the competitor already tracks 50 sources (the most one competitor may track). */
         post: operations["createCompetitorSource"];
         delete?: never;
         options?: never;
@@ -922,8 +932,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Re-runs intelligence extraction over all existing snapshots of the competitor, synchronously, and answers when it
-         *     is done. Events already detected are not duplicated; `events_generated` counts only new ones. An analysis failure
+         * @description Re-runs intelligence extraction over the latest 10 stored snapshots of each of the competitor's sources (a bound on
+         *     one request's work), synchronously, and answers when it is done. Events already detected are not duplicated; `events_generated` counts only new ones. An analysis failure
          *     (e.g. no snapshots yet) still answers 200, with `error` set and `events_generated` `null`. Answers 404 when the
          *     competitor does not exist or belongs to another workspace.
          */
@@ -3561,7 +3571,7 @@ export interface components {
         };
         /** @description A bearer token for the `Authorization: Bearer <access_token>` header. */
         TokenResponse: {
-            /** @description A signed JWT (HS256). It expires after the deployment's token lifetime (24 hours by default); to renew it, log in again. */
+            /** @description A signed JWT (HS256). It expires after the deployment's token lifetime (24 hours by default); to renew it, log in again. A password reset (`POST /auth/reset-password`) revokes every token of the account issued before it. */
             access_token: string;
             /** @description Always `bearer`. */
             token_type: string;
@@ -4431,6 +4441,17 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description Too many attempts; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     signUp: {
@@ -4471,6 +4492,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many attempts; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };

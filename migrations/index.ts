@@ -12,6 +12,8 @@ import * as alertDeliveries from "./20261122000600_alert_deliveries.js";
 import * as digests from "./20261122000700_digests.js";
 import * as crm from "./20261122000800_crm.js";
 import * as outgoingEmails from "./20261124000100_outgoing_emails.js";
+import * as digestDeliveryClaims from "./20261124100000_digest_delivery_claims.js";
+import * as authHardening from "./20261124110000_auth_hardening.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
@@ -23,4 +25,6 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261122000700_digests", digests],
   ["20261122000800_crm", crm],
   ["20261124000100_outgoing_emails", outgoingEmails],
+  ["20261124100000_digest_delivery_claims", digestDeliveryClaims],
+  ["20261124110000_auth_hardening", authHardening],
 ];

@@ -3,7 +3,6 @@
  * generated/openapi.json, and one handler per operationId from the area registry (src/handlers.ts).
  */
 import { randomUUID } from "node:crypto";
-import addFormats from "ajv-formats";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { OpenAPIBackend, type Context } from "openapi-backend";
 import type { Ajv } from "ajv";
@@ -11,6 +10,7 @@ import { Authenticator } from "./auth/context.js";
 import { contractOperations, openApiDocument } from "./contract.js";
 import { accessError } from "./http/access.js";
 import { accelerateRouting } from "./http/fast-router.js";
+import { addContractFormats, nulCharacterIssues } from "./http/formats.js";
 import { ApiError, fromDatabaseError, unauthorized, validationIssues } from "./http/errors.js";
 import {
   REPLY_BUILDER,
@@ -68,10 +68,7 @@ async function operationRouter(services: AppServices): Promise<OpenAPIBackend> {
     quick: true,
     coerceTypes: true,
     ajvOpts: { allErrors: true, useDefaults: true, strict: false },
-    customizeAjv: (ajv: Ajv) => {
-      addFormats.default(ajv);
-      return ajv;
-    },
+    customizeAjv: (ajv: Ajv) => addContractFormats(ajv),
   });
 
   const authenticator = new Authenticator(services.knex, services.tokens);
@@ -104,6 +101,12 @@ async function operationRouter(services: AppServices): Promise<OpenAPIBackend> {
       continue;
     }
     api.register(operationId, async (c: Context, req: RawRequest, res: Response) => {
+      const nulIssues = nulCharacterIssues({
+        path: c.request.params,
+        query: c.request.query,
+        body: c.request.requestBody,
+      });
+      if (nulIssues.length > 0) return sendError(res, new ApiError(422, nulIssues));
       const ctx: RequestContext = {
         operationId,
         path: c.request.params as never,

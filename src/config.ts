@@ -17,6 +17,8 @@ export interface Config {
   role: Role;
   publicBaseUrl: string;
   jwtSecret: Uint8Array;
+  /** AES-256-GCM key (32 bytes) sealing stored credentials: webhook signing secrets, CRM tokens, Slack URLs. */
+  secretsKey: Buffer;
   jwtTtlSeconds: number;
   jwtIssuer: string;
   jwtAudience: string;
@@ -35,6 +37,8 @@ export interface Config {
   webhookRetryBaseSeconds: number;
   webhookRetryWindowSeconds: number;
   schedulerTickSeconds: number;
+  /** Time one fetched page's parsing may take in the parse pool before it fails (src/detection/parse-pool.ts). */
+  parseBudgetMs: number;
   /** Where local state lives: the embedded Postgres and the generated JWT secret. */
   dataDir: string;
   logLevel: string;
@@ -92,6 +96,24 @@ function jwtSecret(env: Env, dataDir: string): Uint8Array {
   return new TextEncoder().encode(readFileSync(file, "utf8").trim());
 }
 
+/**
+ * The key that seals credentials at rest (src/lib/secret-box.ts): `SECRETS_KEY` as 64 hex characters, or one
+ * generated once and kept in `dataDir`, like the JWT secret. Every process sharing a database needs the same key.
+ */
+function secretsKey(env: Env, dataDir: string): Buffer {
+  const fromEnv = optional(env, "SECRETS_KEY");
+  if (fromEnv !== null) {
+    if (!/^[0-9a-fA-F]{64}$/.test(fromEnv)) throw new ConfigError("SECRETS_KEY must be 64 hex characters (32 bytes)");
+    return Buffer.from(fromEnv, "hex");
+  }
+  const file = path.join(dataDir, "secrets-key");
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString("hex"), { mode: 0o600 });
+  }
+  return Buffer.from(readFileSync(file, "utf8").trim(), "hex");
+}
+
 function emailTransport(env: Env): Config["email"] {
   const raw = optional(env, "EMAIL_TRANSPORT") ?? "log";
   let transport: Config["email"]["transport"];
@@ -133,6 +155,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     role: oneOf(env, "ROLE", ["all", "api", "worker"] as const, "all"),
     publicBaseUrl: url(env, "PUBLIC_BASE_URL") ?? `http://${host}:${port}`,
     jwtSecret: jwtSecret(env, dataDir),
+    secretsKey: secretsKey(env, dataDir),
     jwtTtlSeconds: integer(env, "JWT_TTL_SECONDS", 86400, 60, 30 * 86400),
     jwtIssuer: "rivalscope",
     jwtAudience: "rivalscope-api",
@@ -148,6 +171,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookRetryBaseSeconds: integer(env, "WEBHOOK_RETRY_BASE_SECONDS", 30, 0, 86400),
     webhookRetryWindowSeconds: integer(env, "WEBHOOK_RETRY_WINDOW_SECONDS", 86400, 1, 30 * 86400),
     schedulerTickSeconds: integer(env, "SCHEDULER_TICK_SECONDS", 60, 1, 86400),
+    parseBudgetMs: integer(env, "PARSE_BUDGET_MS", 5000, 50, 600_000),
     dataDir,
     logLevel: oneOf(env, "LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
   };

@@ -7,6 +7,7 @@ import pino, { type Logger } from "pino";
 import { buildApp } from "./app.js";
 import { TokenService } from "./auth/tokens.js";
 import type { Config } from "./config.js";
+import { sealPlaintextSecrets } from "./db/sealed-secrets.js";
 import { openDatabase, type Database } from "./db/database.js";
 import type { AppServices } from "./http/handler.js";
 import { startJobs } from "./jobs/boss.js";
@@ -15,6 +16,7 @@ import { DetectionPipeline } from "./detection/pipeline.js";
 import { scheduledTasks } from "./jobs/scheduled-tasks.js";
 import { Scheduler } from "./jobs/scheduler.js";
 import { createEmailTransport } from "./email/transports.js";
+import { secretBoxOf } from "./lib/secret-box.js";
 import { createHttpClient } from "./lib/http-client.js";
 
 export interface RunningService {
@@ -42,7 +44,13 @@ export async function openServices(
 ): Promise<AppServices> {
   const http = createHttpClient({ allowPrivateTargets: config.allowPrivateTargets });
   const jobs = await startJobs({ connectionString: database.url, log, worker: options.worker });
-  const detection = new DetectionPipeline({ knex: database.knex, jobs, http, log });
+  const detection = new DetectionPipeline({
+    knex: database.knex,
+    jobs,
+    http,
+    log,
+    parseBudgetMs: config.parseBudgetMs,
+  });
   const email = createEmailTransport(config, database.knex, log);
   return { config, knex: database.knex, log, tokens: new TokenService(config), jobs, http, detection, email };
 }
@@ -56,6 +64,9 @@ export interface StartOptions {
 export async function startService(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningService> {
   const log = options.log ?? pino({ level: config.logLevel, base: { service: "rivalscope", role: config.role } });
   const database = await openDatabase(config, (message) => log.debug({ postgres: message.trim() }, "postgres"));
+  // Credentials stored before sealing existed are sealed now, by whichever process starts first.
+  const sealed = await sealPlaintextSecrets(database.knex, secretBoxOf(config));
+  if (sealed > 0) log.info({ sealed }, "sealed stored credentials");
   const serveApi = config.role !== "worker";
   const runWorker = config.role !== "api";
 
@@ -100,6 +111,7 @@ export async function startService(config: Readonly<Config>, options: StartOptio
       }
       await scheduler?.stop();
       await jobs.stop();
+      await pipeline.close();
       await email.close();
       await http.close();
       await database.close();

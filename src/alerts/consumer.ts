@@ -10,7 +10,7 @@
 import type { Knex } from "knex";
 import { AlertRule } from "../alert-rules/models.js";
 import { WorkspaceScope } from "../db/tenancy.js";
-import type { DeliveryDeps, EventChannel, EventToDeliver } from "../delivery/types.js";
+import type { DeliveryDeps, DeliverySetup, EventChannel, EventToDeliver } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { enqueueEmail } from "../email/outbox.js";
 import { isSuppressed, normalizeEmail } from "../suppressions/service.js";
@@ -23,95 +23,97 @@ export const SLACK_RECIPIENT = "slack";
 
 export type DeliveryStatus = "queued" | "sent" | "suppressed" | "failed";
 
-/** Immediate alerts need the plan's `realtime` flag, even for a workspace that kept immediate rules after a downgrade. */
-export const immediateAlertChannel: EventChannel = {
-  name: "immediate alerts",
-  requires: "realtime",
-  wants: (setup) => setup.immediateRules,
-  consume: (deps, event) => sendImmediateAlerts(deps, event),
-};
+/**
+ * The immediate-alert channel, built from the worker's deps. Immediate alerts need the plan's `realtime` flag, even
+ * for a workspace that kept immediate rules after a downgrade.
+ */
+export class ImmediateAlertChannel implements EventChannel {
+  readonly name = "immediate alerts";
+  readonly requires = "realtime";
 
-async function sendImmediateAlerts(deps: DeliveryDeps, event: EventToDeliver): Promise<void> {
-  const limits = limitsOf(event.plan);
-  // The event's workspace's rules (and, below, its members).
-  const scope = new WorkspaceScope(deps.knex, event.workspace_id);
-  const rules = await scope
-    .query(AlertRule)
-    .where({ frequency: "immediate", is_active: true })
-    .orderBy([
-      { column: "is_default", order: "desc" },
-      { column: "created_at", order: "asc" },
-      { column: "id", order: "asc" },
-    ]);
-  const matching = rules.filter((rule) => ruleMatches(rule, event));
-  const channels = channelsFor(matching, limits, Boolean(event.slack_webhook_url));
-  if (channels.size === 0) return;
+  constructor(private readonly deps: DeliveryDeps) {}
 
-  const queued = await deps.knex.transaction(async (trx) => {
-    let emails = 0;
-    let slack = false;
-    if (channels.has("email")) {
-      emails = await queueEmails(deps, trx, event, [...new Set(matching.map((rule) => rule.name))]);
+  wants(setup: DeliverySetup): boolean {
+    return setup.immediateRules;
+  }
+
+  async consume(event: EventToDeliver): Promise<void> {
+    const limits = limitsOf(event.plan);
+    // The event's workspace's rules (and, below, its members).
+    const scope = new WorkspaceScope(this.deps.knex, event.workspace_id);
+    const rules = await scope
+      .query(AlertRule)
+      .where({ frequency: "immediate", is_active: true })
+      .orderBy([
+        { column: "is_default", order: "desc" },
+        { column: "created_at", order: "asc" },
+        { column: "id", order: "asc" },
+      ]);
+    const matching = rules.filter((rule) => ruleMatches(rule, event));
+    const channels = channelsFor(matching, limits, Boolean(event.slack_webhook_url));
+    if (channels.size === 0) return;
+
+    const queued = await this.deps.knex.transaction(async (trx) => {
+      let emails = 0;
+      let slack = false;
+      if (channels.has("email")) {
+        emails = await this.queueEmails(trx, event, [...new Set(matching.map((rule) => rule.name))]);
+      }
+      if (channels.has("slack")) slack = await this.queueSlack(trx, event.id);
+      return { emails, slack };
+    });
+    this.deps.log.info({ event: event.id, ...queued }, "immediate alerts queued");
+  }
+
+  /** One row and one email per member (suppressed members get a `suppressed` row and no email). */
+  private async queueEmails(trx: Knex.Transaction, event: EventToDeliver, ruleNames: string[]): Promise<number> {
+    const scope = new WorkspaceScope(trx, event.workspace_id);
+    const members: { email: string }[] = await scope
+      .from("memberships as m")
+      .join("users as u", "u.id", "m.user_id")
+      .orderBy("u.email")
+      .select("u.email");
+    const rows: { event_id: string; channel: "email"; recipient: string; status: DeliveryStatus }[] = [];
+    for (const recipient of new Set(members.map((member) => normalizeEmail(member.email)))) {
+      const suppressed = await isSuppressed(trx, event.workspace_id, recipient);
+      rows.push({ event_id: event.id, channel: "email", recipient, status: suppressed ? "suppressed" : "queued" });
     }
-    if (channels.has("slack")) slack = await queueSlack(deps, trx, event.id);
-    return { emails, slack };
-  });
-  deps.log.info({ event: event.id, ...queued }, "immediate alerts queued");
-}
-
-/** One row and one email per member (suppressed members get a `suppressed` row and no email). */
-async function queueEmails(
-  deps: DeliveryDeps,
-  trx: Knex.Transaction,
-  event: EventToDeliver,
-  ruleNames: string[],
-): Promise<number> {
-  const scope = new WorkspaceScope(trx, event.workspace_id);
-  const members: { email: string }[] = await scope
-    .from("memberships as m")
-    .join("users as u", "u.id", "m.user_id")
-    .orderBy("u.email")
-    .select("u.email");
-  const rows: { event_id: string; channel: "email"; recipient: string; status: DeliveryStatus }[] = [];
-  for (const recipient of new Set(members.map((member) => normalizeEmail(member.email)))) {
-    const suppressed = await isSuppressed(trx, event.workspace_id, recipient);
-    rows.push({ event_id: event.id, channel: "email", recipient, status: suppressed ? "suppressed" : "queued" });
+    if (rows.length === 0) return 0;
+    const inserted: { id: string; recipient: string; status: DeliveryStatus }[] = await trx("alert_deliveries")
+      .insert(rows)
+      .onConflict(["event_id", "channel", "recipient"])
+      .ignore()
+      .returning(["id", "recipient", "status"]);
+    const reason = { workspace_name: event.workspace_name, rule_names: ruleNames };
+    let count = 0;
+    for (const row of inserted) {
+      if (row.status !== "queued") continue;
+      // Same transaction as the row: the mail is queued if and only if the row that says so commits.
+      const message = alertEmail(event, reason, this.deps.config.publicBaseUrl, row.recipient);
+      await enqueueEmail(this.deps.jobs, message, trx, row.id);
+      count++;
+    }
+    return count;
   }
-  if (rows.length === 0) return 0;
-  const inserted: { id: string; recipient: string; status: DeliveryStatus }[] = await trx("alert_deliveries")
-    .insert(rows)
-    .onConflict(["event_id", "channel", "recipient"])
-    .ignore()
-    .returning(["id", "recipient", "status"]);
-  const reason = { workspace_name: event.workspace_name, rule_names: ruleNames };
-  let count = 0;
-  for (const row of inserted) {
-    if (row.status !== "queued") continue;
-    // Same transaction as the row: the mail is queued if and only if the row that says so commits.
-    const message = alertEmail(event, reason, deps.config.publicBaseUrl, row.recipient);
-    await enqueueEmail(deps.jobs, message, trx, row.id);
-    count++;
-  }
-  return count;
-}
 
-/** One row and one `alert-slack` job per event; true when this run queued it. */
-async function queueSlack(deps: DeliveryDeps, trx: Knex.Transaction, eventId: string): Promise<boolean> {
-  const [row] = await trx("alert_deliveries")
-    .insert({ event_id: eventId, channel: "slack", recipient: SLACK_RECIPIENT, status: "queued" })
-    .onConflict(["event_id", "channel", "recipient"])
-    .ignore()
-    .returning("id");
-  if (!row) return false;
-  // The Slack incoming webhook is an outbound webhook: its retries start at WEBHOOK_RETRY_BASE_SECONDS
-  // (docs/product-rules.md#slack-channel) and back off exponentially (the queue's policy).
-  await deps.jobs.send(
-    QUEUES.alertSlack,
-    { delivery_id: row.id },
-    { retryDelay: deps.config.webhookRetryBaseSeconds },
-    trx,
-  );
-  return true;
+  /** One row and one `alert-slack` job per event; true when this run queued it. */
+  private async queueSlack(trx: Knex.Transaction, eventId: string): Promise<boolean> {
+    const [row] = await trx("alert_deliveries")
+      .insert({ event_id: eventId, channel: "slack", recipient: SLACK_RECIPIENT, status: "queued" })
+      .onConflict(["event_id", "channel", "recipient"])
+      .ignore()
+      .returning("id");
+    if (!row) return false;
+    // The Slack incoming webhook is an outbound webhook: its retries start at WEBHOOK_RETRY_BASE_SECONDS
+    // (docs/product-rules.md#slack-channel) and back off exponentially (the queue's policy).
+    await this.deps.jobs.send(
+      QUEUES.alertSlack,
+      { delivery_id: row.id },
+      { retryDelay: this.deps.config.webhookRetryBaseSeconds },
+      trx,
+    );
+    return true;
+  }
 }
 
 /**

@@ -6,10 +6,10 @@
  */
 import { lookup as dnsLookup } from "node:dns/promises";
 import type { Knex } from "knex";
-import type PgBoss from "pg-boss";
 import { loadEventToDeliver } from "../delivery/event.js";
-import type { DeliveryDeps } from "../delivery/types.js";
-import { QUEUES, type PayloadOf } from "../jobs/queues.js";
+import type { DeliveryDeps, EventToDeliver } from "../delivery/types.js";
+import { QUEUES } from "../jobs/queues.js";
+import { secretBoxOf } from "../lib/secret-box.js";
 import { FetchError } from "../lib/http-client.js";
 import { assertLiteralAllowed, resolveChecked, type GuardPolicy, type Resolver } from "../lib/ssrf-guard.js";
 import { PLANS, PLAN_NAMES, limitsOf, type PlanName } from "../workspaces/plans.js";
@@ -68,7 +68,7 @@ export async function validateSlackWebhookUrl(
  */
 export async function connectSlack(
   knex: Knex,
-  options: { allowPrivateTargets: boolean; resolve?: Resolver },
+  options: { allowPrivateTargets: boolean; secretsKey: Buffer; resolve?: Resolver },
   workspaceId: string,
   rawUrl: string,
 ): Promise<{ workspace_id: string; slack_webhook_url: string }> {
@@ -81,7 +81,10 @@ export async function connectSlack(
     );
   }
   const url = await validateSlackWebhookUrl(rawUrl, options);
-  await knex("workspaces").where({ id: workspaceId }).update({ slack_webhook_url: url, updated_at: knex.fn.now() });
+  // The URL is the credential (anyone holding it can post to the channel): stored sealed (src/lib/secret-box.ts).
+  await knex("workspaces")
+    .where({ id: workspaceId })
+    .update({ slack_webhook_url: secretBoxOf(options).seal(url), updated_at: knex.fn.now() });
   return { workspace_id: workspaceId, slack_webhook_url: url };
 }
 
@@ -91,72 +94,82 @@ function retryableStatus(status: number): boolean {
 }
 
 /**
- * The `alert-slack` job. 2xx marks the row `sent`; 429, 5xx and network failures throw, so pg-boss retries with
- * backoff (the row keeps `queued` and the last error), until the last attempt marks it `failed`; any other answer
- * (Slack's 400 invalid_payload, 403 action_prohibited, 404 no_service, 410 channel_is_archived) will not change on
- * retry and marks it `failed` at once.
+ * The `alert-slack` job's rules, built from the worker's deps. 2xx marks the row `sent`; 429, 5xx and network failures
+ * throw, so pg-boss retries with backoff (the row keeps `queued` and the last error), until the last attempt marks it
+ * `failed`; any other answer (Slack's 400 invalid_payload, 403 action_prohibited, 404 no_service, 410
+ * channel_is_archived) will not change on retry and marks it `failed` at once.
  */
-export async function deliverSlackAlert(
-  deps: DeliveryDeps,
-  job: PgBoss.Job<PayloadOf<typeof QUEUES.alertSlack>>,
-): Promise<void> {
-  const delivery: { id: string; event_id: string; status: string } | undefined = await deps
-    .knex("alert_deliveries")
-    .where({ id: job.data.delivery_id, channel: "slack" })
-    .first("id", "event_id", "status");
-  // Already settled by an earlier run of this job (pg-boss delivers at least once).
-  if (!delivery || delivery.status !== "queued") return;
-  const event = await loadEventToDeliver(deps.knex, delivery.event_id);
-  if (!event) return;
-  if (!event.slack_webhook_url) {
-    await settle(deps.knex, delivery.id, "failed", "no Slack webhook is connected to the workspace");
-    return;
-  }
+export class SlackAlertDelivery {
+  constructor(private readonly deps: DeliveryDeps) {}
 
-  let failure: { error: string; retryable: boolean };
-  try {
-    const response = await deps.http.send(event.slack_webhook_url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(slackMessage(event, deps.config.publicBaseUrl)),
-      timeoutMs: SLACK_TIMEOUT_MS,
-    });
-    if (response.status >= 200 && response.status < 300) {
-      await settle(deps.knex, delivery.id, "sent", null);
-      deps.log.info({ event: event.id, delivery: delivery.id }, "slack alert sent");
+  /** Posts the alert of delivery `deliveryId` (job `jobId` of the `alert-slack` queue). */
+  async send(deliveryId: string, jobId: string): Promise<void> {
+    const delivery: { id: string; event_id: string; status: string } | undefined = await this.deps
+      .knex("alert_deliveries")
+      .where({ id: deliveryId, channel: "slack" })
+      .first("id", "event_id", "status");
+    // Already settled by an earlier run of this job (pg-boss delivers at least once).
+    if (!delivery || delivery.status !== "queued") return;
+    const event = await loadEventToDeliver(this.deps.knex, delivery.event_id);
+    if (!event) return;
+    if (!event.slack_webhook_url) {
+      await this.settle(delivery.id, "failed", "no Slack webhook is connected to the workspace");
       return;
     }
-    // Slack explains a refusal in a short plain-text body ("no_service", "invalid_payload"); the URL is a secret, so
-    // only its host is named.
-    const reason = response.body.trim().slice(0, 200);
-    const host = new URL(event.slack_webhook_url).hostname;
-    failure = {
-      error: `HTTP ${response.status} from ${host}${reason ? `: ${reason}` : ""}`,
-      retryable: retryableStatus(response.status),
-    };
-  } catch (error) {
-    if (!(error instanceof FetchError)) throw error;
-    failure = { error: error.message, retryable: error.retryable };
+
+    const failure = await this.post(event, secretBoxOf(this.deps.config).open(event.slack_webhook_url));
+    if (!failure) {
+      await this.settle(delivery.id, "sent", null);
+      this.deps.log.info({ event: event.id, delivery: delivery.id }, "slack alert sent");
+      return;
+    }
+    if (failure.retryable && !(await this.isLastAttempt(jobId))) {
+      await this.deps
+        .knex("alert_deliveries")
+        .where({ id: delivery.id, status: "queued" })
+        .update({ error: failure.error });
+      throw new Error(`Slack alert not delivered yet (${failure.error}); will retry`);
+    }
+    await this.settle(delivery.id, "failed", failure.error);
+    this.deps.log.warn({ event: event.id, delivery: delivery.id, error: failure.error }, "slack alert failed");
+    // Retries exhausted: failing the job too puts it on the dead-letter queue, where operators look.
+    if (failure.retryable) throw new Error(`Slack alert failed after its retries: ${failure.error}`);
   }
 
-  if (failure.retryable && !(await isLastAttempt(deps, job.id))) {
-    await deps.knex("alert_deliveries").where({ id: delivery.id, status: "queued" }).update({ error: failure.error });
-    throw new Error(`Slack alert not delivered yet (${failure.error}); will retry`);
+  /** One POST of the message; null when Slack took it, otherwise why not and whether asking again may help. */
+  private async post(event: EventToDeliver, webhookUrl: string): Promise<{ error: string; retryable: boolean } | null> {
+    try {
+      const response = await this.deps.http.send(webhookUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(slackMessage(event, this.deps.config.publicBaseUrl)),
+        timeoutMs: SLACK_TIMEOUT_MS,
+      });
+      if (response.status >= 200 && response.status < 300) return null;
+      // Slack explains a refusal in a short plain-text body ("no_service", "invalid_payload"); the URL is a secret, so
+      // only its host is named.
+      const reason = response.body.trim().slice(0, 200);
+      const host = new URL(webhookUrl).hostname;
+      return {
+        error: `HTTP ${response.status} from ${host}${reason ? `: ${reason}` : ""}`,
+        retryable: retryableStatus(response.status),
+      };
+    } catch (error) {
+      if (!(error instanceof FetchError)) throw error;
+      return { error: error.message, retryable: error.retryable };
+    }
   }
-  await settle(deps.knex, delivery.id, "failed", failure.error);
-  deps.log.warn({ event: event.id, delivery: delivery.id, error: failure.error }, "slack alert failed");
-  // Retries exhausted: failing the job too puts it on the dead-letter queue, where operators look.
-  if (failure.retryable) throw new Error(`Slack alert failed after its retries: ${failure.error}`);
-}
 
-async function settle(knex: Knex, id: string, status: "sent" | "failed", error: string | null): Promise<void> {
-  await knex("alert_deliveries")
-    .where({ id, status: "queued" })
-    .update({ status, error, sent_at: status === "sent" ? knex.fn.now() : null });
-}
+  private async settle(id: string, status: "sent" | "failed", error: string | null): Promise<void> {
+    const { knex } = this.deps;
+    await knex("alert_deliveries")
+      .where({ id, status: "queued" })
+      .update({ status, error, sent_at: status === "sent" ? knex.fn.now() : null });
+  }
 
-/** Whether pg-boss will not retry this job again (an unknown job, e.g. a direct call, counts as the last try). */
-async function isLastAttempt(deps: DeliveryDeps, jobId: string): Promise<boolean> {
-  const job = await deps.jobs.boss.getJobById(QUEUES.alertSlack.name, jobId);
-  return !job || job.retryCount >= job.retryLimit;
+  /** Whether pg-boss will not retry this job again (an unknown job, e.g. a direct call, counts as the last try). */
+  private async isLastAttempt(jobId: string): Promise<boolean> {
+    const job = await this.deps.jobs.boss.getJobById(QUEUES.alertSlack.name, jobId);
+    return !job || job.retryCount >= job.retryLimit;
+  }
 }

@@ -8,6 +8,8 @@ export class User extends BaseModel {
   name!: string;
   password_hash!: string;
   is_admin!: boolean;
+  /** Incremented by a password reset; access tokens of an older generation are refused (src/auth/tokens.ts). */
+  token_generation!: number;
   digest_frequency!: "daily" | "weekly" | "off";
   digest_hour_local!: number;
   digest_timezone!: string;

@@ -1,82 +1,86 @@
 /**
  * Sign-up, login and password reset (docs/product-rules.md#errors-and-auth). Rules live here; handlers only translate
- * HTTP.
+ * HTTP. Each public operation passes its rate limits (src/auth/limits.ts) before any password hash, and hashes only
+ * for a request that can succeed (docs/product-rules.md#tokens-and-passwords).
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 import { createDefaultAlertRule } from "../alert-rules/service.js";
 import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
-import { conflict, invalid, notFound, tooManyRequests, unauthorized } from "../http/errors.js";
+import { conflict, invalid, notFound, unauthorized } from "../http/errors.js";
 import type { AppServices, AuthContext } from "../http/handler.js";
 import type { Schemas, Wire } from "../http/schemas.js";
 import { enqueueEmail } from "../email/outbox.js";
 import { escapeHtml } from "../lib/html.js";
-import { RateLimiter } from "../lib/rate-limit.js";
-import { isIanaTimezone } from "../lib/timezones.js";
+import { isKnownTimezone } from "../lib/timezones.js";
+import { AuthLimits } from "./limits.js";
 import { User } from "./models.js";
 import { hashPassword, verifyPassword } from "./passwords.js";
+import { createSetPasswordLink, hashSetPasswordToken } from "./reset-email.js";
 
-const LOGIN_WINDOW_SECONDS = 15 * 60;
-const LOGIN_FAILURES_PER_EMAIL = 10;
-const LOGIN_ATTEMPTS_PER_IP = 100;
-const RESET_REQUESTS_PER_EMAIL = 5;
-const RESET_WINDOW_SECONDS = 3600;
 const RESET_TOKEN_TTL_SECONDS = 3600;
 const INVITATION_TTL_SECONDS = 7 * 86400;
 
 type TokenResponse = Schemas["TokenResponse"];
 
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
-const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
+const invalidResetToken = () => invalid(["body", "token"], "Invalid or expired reset token");
 
 // Compared against when the email is unknown, so both failures take as long (no account enumeration by timing).
 let decoyHash: Promise<string> | undefined;
 
+function decoy(): Promise<string> {
+  // Forgotten when it fails (a full hashing queue), so a later login computes it again.
+  decoyHash ??= hashPassword(randomBytes(16).toString("hex")).catch((error: unknown) => {
+    decoyHash = undefined;
+    throw error;
+  });
+  return decoyHash;
+}
+
 export class AuthService {
-  private readonly limiter: RateLimiter;
+  private readonly limits: AuthLimits;
 
   constructor(private readonly services: AppServices) {
-    this.limiter = new RateLimiter(services.knex);
+    this.limits = new AuthLimits(services.knex);
   }
 
-  async signUp(input: Schemas["SignupRequest"]): Promise<TokenResponse> {
+  async signUp(input: Schemas["SignupRequest"], ip: string): Promise<TokenResponse> {
     const email = normalizeEmail(input.email);
+    await this.limits.signUp(email, ip);
     const timezone = input.digest_timezone ?? "UTC";
-    if (!isIanaTimezone(timezone)) throw invalid(["body", "digest_timezone"], `Unknown IANA time zone '${timezone}'`);
+    if (!(await isKnownTimezone(this.services.knex, timezone)))
+      throw invalid(["body", "digest_timezone"], `Unknown IANA time zone '${timezone}'`);
+    const taken = (trx: Knex | Knex.Transaction) => trx("users").whereRaw("lower(email) = ?", [email]).first("id");
+    // Checked before hashing too, so a taken address costs no hash; checked again in the transaction for races.
+    if (await taken(this.services.knex)) throw conflict("An account with this email already exists");
     const passwordHash = await hashPassword(input.password);
     const { userId, workspaceId } = await this.services.knex.transaction(async (trx) => {
-      const existing = await trx("users").whereRaw("lower(email) = ?", [email]).first("id");
-      if (existing) throw conflict("An account with this email already exists");
+      if (await taken(trx)) throw conflict("An account with this email already exists");
       const [user] = await trx("users")
         .insert({ email, name: input.name.trim(), password_hash: passwordHash, digest_timezone: timezone })
         .returning("id");
       return { userId: user.id as string, workspaceId: await createWorkspaceFor(trx, user.id, input.name) };
     });
-    return this.tokenFor(userId, workspaceId);
+    return this.tokenFor(userId, workspaceId, 0);
   }
 
   async logIn(input: Schemas["LoginRequest"], ip: string): Promise<TokenResponse> {
     const email = normalizeEmail(input.email);
-    const emailRule = {
-      key: `login:email:${email}`,
-      limit: LOGIN_FAILURES_PER_EMAIL,
-      windowSeconds: LOGIN_WINDOW_SECONDS,
-    };
-    const ipRule = { key: `login:ip:${ip}`, limit: LOGIN_ATTEMPTS_PER_IP, windowSeconds: LOGIN_WINDOW_SECONDS };
-    const waitIp = await this.limiter.hit(ipRule);
-    if (waitIp !== null) throw tooManyRequests(waitIp);
-    const waitEmail = await this.limiter.peek(emailRule);
-    if (waitEmail !== null) throw tooManyRequests(waitEmail);
-
-    const user = await this.services.knex("users").whereRaw("lower(email) = ?", [email]).first("id", "password_hash");
-    decoyHash ??= hashPassword(randomBytes(16).toString("hex"));
-    const valid = await verifyPassword(input.password, user?.password_hash ?? (await decoyHash));
-    if (!user || !valid) {
-      await this.limiter.hit(emailRule);
+    await this.limits.logIn(email, ip);
+    const user = await this.services
+      .knex("users")
+      .whereRaw("lower(email) = ?", [email])
+      .first("id", "password_hash", "token_generation");
+    // An invited user without a password yet (hash `!`) is checked against the decoy too: same time as any failure.
+    const usable: string | null = user?.password_hash?.startsWith("scrypt$") ? user.password_hash : null;
+    const valid = await verifyPassword(input.password, usable ?? (await decoy()));
+    if (!user || !usable || !valid) {
+      await this.limits.loginFailed(email, ip);
       throw unauthorized("Incorrect email or password");
     }
-    await this.limiter.reset(emailRule.key);
-    return this.tokenFor(user.id, await defaultWorkspaceOf(this.services.knex, user.id));
+    await this.limits.loginSucceeded(email, ip);
+    return this.tokenFor(user.id, await defaultWorkspaceOf(this.services.knex, user.id), user.token_generation);
   }
 
   /** The caller's user and the workspace their token is scoped to. */
@@ -86,18 +90,14 @@ export class AuthService {
     return { user: user.toUserResponse(), workspace_id: caller.workspaceId };
   }
 
-  async requestPasswordReset(rawEmail: string): Promise<void> {
+  async requestPasswordReset(rawEmail: string, ip: string): Promise<void> {
     const email = normalizeEmail(rawEmail);
-    const wait = await this.limiter.hit({
-      key: `reset:email:${email}`,
-      limit: RESET_REQUESTS_PER_EMAIL,
-      windowSeconds: RESET_WINDOW_SECONDS,
-    });
-    if (wait !== null) throw tooManyRequests(wait);
+    await this.limits.forgotPassword(email, ip);
     await this.services.knex.transaction(async (trx) => {
       const user = await trx("users").whereRaw("lower(email) = ?", [email]).first("id", "email", "name");
       if (!user) return;
-      const link = await this.createResetLink(trx, user.id, RESET_TOKEN_TTL_SECONDS);
+      // A placeholder, rendered into the link when the mail is sent (src/auth/reset-email.ts).
+      const link = await createSetPasswordLink(trx, this.services.config, user.id, RESET_TOKEN_TTL_SECONDS);
       await enqueueEmail(
         this.services.jobs,
         {
@@ -109,7 +109,7 @@ export class AuthService {
             `If you did not ask for this, ignore this email: your password stays as it is.\n`,
           html:
             `<p>Hi ${escapeHtml(user.name)},</p><p>Someone (hopefully you) asked to reset the password of your Rivalscope account.</p>` +
-            `<p><a href="${escapeHtml(link)}">Choose a new password</a> (the link works once, for one hour).</p>` +
+            `<p><a href="${link}">Choose a new password</a> (the link works once, for one hour).</p>` +
             `<p>If you did not ask for this, ignore this email: your password stays as it is.</p>`,
         },
         trx,
@@ -117,21 +117,43 @@ export class AuthService {
     });
   }
 
-  async resetPassword(token: string, password: string): Promise<void> {
+  /**
+   * The token is looked up, and refused, before the new password is hashed; the reset then consumes it, sets the
+   * password and increments the user's token generation in one transaction, which revokes every access token issued
+   * before (src/auth/tokens.ts).
+   */
+  async resetPassword(token: string, password: string, ip: string): Promise<void> {
+    await this.limits.resetPassword(ip);
+    const { knex } = this.services;
+    const pending = await knex("password_reset_tokens as t")
+      .join("users as u", "u.id", "t.user_id")
+      .where({ "t.token_hash": hashSetPasswordToken(token) })
+      .whereNull("t.used_at")
+      .where("t.expires_at", ">", knex.fn.now())
+      .first("t.id", "t.user_id", "u.email");
+    if (!pending) throw invalidResetToken();
+    await this.limits.resetPasswordOf(normalizeEmail(pending.email));
     const passwordHash = await hashPassword(password);
-    await this.services.knex.transaction(async (trx) => {
+    const generation = await knex.transaction(async (trx) => {
       // Consuming the token and checking it are one statement, so two concurrent resets cannot both use it.
       const [consumed] = await trx("password_reset_tokens")
-        .where({ token_hash: sha256(token) })
+        .where({ id: pending.id })
         .whereNull("used_at")
         .where("expires_at", ">", trx.fn.now())
         .update({ used_at: trx.fn.now() })
         .returning("user_id");
-      if (!consumed) throw invalid(["body", "token"], "Invalid or expired reset token");
-      await trx("users")
+      if (!consumed) throw invalidResetToken();
+      const [user] = await trx("users")
         .where({ id: consumed.user_id })
-        .update({ password_hash: passwordHash, updated_at: trx.fn.now() });
+        .update({
+          password_hash: passwordHash,
+          token_generation: trx.raw("token_generation + 1"),
+          updated_at: trx.fn.now(),
+        })
+        .returning("token_generation");
+      return user.token_generation as number;
     });
+    this.services.tokens.revokeBelow(pending.user_id, generation);
   }
 
   /**
@@ -143,7 +165,7 @@ export class AuthService {
     user: { id: string; email: string; name: string },
     workspaceName: string,
   ) {
-    const link = await this.createResetLink(trx, user.id, INVITATION_TTL_SECONDS);
+    const link = await createSetPasswordLink(trx, this.services.config, user.id, INVITATION_TTL_SECONDS);
     await enqueueEmail(
       this.services.jobs,
       {
@@ -154,29 +176,14 @@ export class AuthService {
           `Choose a password within 7 days to sign in:\n\n${link}\n`,
         html:
           `<p>Hi ${escapeHtml(user.name)},</p><p>You now have access to the Rivalscope workspace "${escapeHtml(workspaceName)}".</p>` +
-          `<p><a href="${escapeHtml(link)}">Choose a password</a> within 7 days to sign in.</p>`,
+          `<p><a href="${link}">Choose a password</a> within 7 days to sign in.</p>`,
       },
       trx,
     );
   }
 
-  /** A single-use set-password link; only its hash is stored, and issuing one invalidates the user's earlier ones. */
-  private async createResetLink(trx: Knex.Transaction, userId: string, ttlSeconds: number): Promise<string> {
-    const token = randomBytes(32).toString("base64url");
-    await trx("password_reset_tokens")
-      .where({ user_id: userId })
-      .whereNull("used_at")
-      .update({ used_at: trx.fn.now() });
-    await trx("password_reset_tokens").insert({
-      user_id: userId,
-      token_hash: sha256(token),
-      expires_at: new Date(Date.now() + ttlSeconds * 1000),
-    });
-    return `${this.services.config.publicBaseUrl}/reset-password?token=${token}`;
-  }
-
-  private async tokenFor(userId: string, workspaceId: string): Promise<TokenResponse> {
-    return { access_token: await this.services.tokens.issue(userId, workspaceId), token_type: "bearer" };
+  private async tokenFor(userId: string, workspaceId: string, generation: number): Promise<TokenResponse> {
+    return { access_token: await this.services.tokens.issue(userId, workspaceId, generation), token_type: "bearer" };
   }
 }
 

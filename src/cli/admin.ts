@@ -103,9 +103,7 @@ const COMMANDS: Record<string, Command> = {
     const [workspaceId] = positionals(rest, 1, usage);
     if (!UUID.test(workspaceId!)) throw new UsageError(`not a workspace id: ${workspaceId}`);
     if (!values["webhook-url"]) throw new UsageError(`usage: npm run admin -- ${usage}`);
-    return refusalsAsUsage(SlackConnectError, () =>
-      connectSlack(knex, { allowPrivateTargets: config.allowPrivateTargets }, workspaceId!, values["webhook-url"]!),
-    );
+    return refusalsAsUsage(SlackConnectError, () => connectSlack(knex, config, workspaceId!, values["webhook-url"]!));
   },
 
   "webhook-add": async ({ config, knex }, args) => {
@@ -137,9 +135,9 @@ const COMMANDS: Record<string, Command> = {
     );
   },
 
-  "webhook-promote": async ({ knex }, args) => {
+  "webhook-promote": async ({ config, knex }, args) => {
     const [subscriptionId] = positionals(args, 1, "webhook-promote <subscription_id>");
-    return refusalsAsUsage(WebhookSubscriptionError, () => promoteSubscription(knex, subscriptionId!));
+    return refusalsAsUsage(WebhookSubscriptionError, () => promoteSubscription({ knex, config }, subscriptionId!));
   },
 
   "crm-connect": async ({ config, knex }, args) => {
@@ -174,11 +172,11 @@ const COMMANDS: Record<string, Command> = {
   },
 
   // How admins see a connection a 401 marked errored (status, last_error, errored_at); the token shows its last 4.
-  "crm-status": async ({ knex }, args) => {
+  "crm-status": async ({ config, knex }, args) => {
     if (args.length > 1 || args.some((arg) => arg.startsWith("--"))) {
       throw new UsageError("usage: npm run admin -- crm-status [<workspace_id>]");
     }
-    return refusalsAsUsage(CrmConnectError, () => listConnections(knex, args[0]));
+    return refusalsAsUsage(CrmConnectError, () => listConnections({ knex, config }, args[0]));
   },
 };
 

@@ -38,6 +38,14 @@ export interface CrmEndpoint {
  */
 export const MAX_ACCOUNTS = 2000;
 export const MAX_DEALS = 2000;
+/**
+ * Pages one listing (a search, a SOQL query, a list's members) may take at most. The longest legitimate listing is
+ * MAX_ACCOUNTS ids at HubSpot's 100 per search page, 20 pages; a vendor that keeps answering with a next cursor (empty
+ * pages, invalid ids, the same page again) would otherwise be followed for ever, holding a worker and the vendor's API
+ * allowance. Past this many pages the listing stops with a CrmRequestError naming the runaway paging, which fails the
+ * sync or rollup with that message instead of retrying into the same loop.
+ */
+export const MAX_PAGES = 50;
 /** Vendor APIs answer in well under this; a stuck call must not hold a worker for the client's 60 s deadline. */
 const CALL_TIMEOUT_MS = 30_000;
 /** A Retry-After up to this is waited out inside the job (once); a longer one goes back to pg-boss. */
@@ -57,7 +65,10 @@ export class CrmRetryableError extends Error {
 }
 
 export class CrmRequestError extends Error {
-  /** The vendor's status, or null when the request never reached it (blocked target, invalid URL, too large). */
+  /**
+   * The vendor's status, or null when no one answer was at fault: the request never reached the vendor (blocked
+   * target, invalid URL, too large), or the vendor's paging never ended (MAX_PAGES).
+   */
   constructor(
     message: string,
     readonly status: number | null,
@@ -157,6 +168,31 @@ function parseJson(text: string): any {
 function pathOnly(path: string): string {
   const index = path.indexOf("?");
   return index === -1 ? path : path.slice(0, index);
+}
+
+/**
+ * Counts the pages of one listing: `next()` before fetching each page throws once MAX_PAGES have been fetched and
+ * the vendor still offers another.
+ */
+export class PageBound {
+  private pages = 0;
+
+  constructor(
+    private readonly provider: Provider,
+    /** What is being listed, for the message: "the companies search", "list 42's members". */
+    private readonly listing: string,
+  ) {}
+
+  next(): void {
+    if (this.pages >= MAX_PAGES) {
+      throw new CrmRequestError(
+        `${PROVIDER_LABELS[this.provider]} kept offering another page of ${this.listing} after ${MAX_PAGES} pages; ` +
+          "stopped following its cursor",
+        null,
+      );
+    }
+    this.pages++;
+  }
 }
 
 /** Keeps the first `limit` distinct values, in order. */

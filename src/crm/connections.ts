@@ -7,6 +7,7 @@
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
 import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
+import { secretBoxOf } from "../lib/secret-box.js";
 import type { HttpClient } from "../lib/http-client.js";
 import { isSeverity, SEVERITIES } from "../lib/severity.js";
 import { assertTargetAllowed, type Resolver } from "../lib/ssrf-guard.js";
@@ -63,7 +64,7 @@ export interface ConnectInput {
 
 export interface ConnectDeps {
   knex: Knex;
-  config: Pick<Config, "allowPrivateTargets">;
+  config: Pick<Config, "allowPrivateTargets" | "secretsKey">;
   /** DNS for the SSRF check; the system resolver unless a test gives another. */
   resolve?: Resolver;
 }
@@ -147,9 +148,11 @@ export async function connectCrm(deps: ConnectDeps, input: ConnectInput): Promis
     }
   }
 
+  // Stored sealed (src/lib/secret-box.ts): only the worker that calls the CRM opens it.
+  const sealedToken = secretBoxOf(deps.config).seal(token);
   const changes: Record<string, unknown> = {
     base_url: baseUrl.origin,
-    token,
+    token: sealedToken,
     status: "active",
     last_error: null,
     errored_at: null,
@@ -163,7 +166,7 @@ export async function connectCrm(deps: ConnectDeps, input: ConnectInput): Promis
     .insert("crm_connections", {
       provider,
       base_url: baseUrl.origin,
-      token,
+      token: sealedToken,
       severity_threshold: severity ?? DEFAULT_SEVERITY_THRESHOLD,
       field_names: JSON.stringify(fields ?? DEFAULT_FIELD_NAMES[provider]),
       mapping: JSON.stringify(mapping ?? {}),
@@ -171,11 +174,14 @@ export async function connectCrm(deps: ConnectDeps, input: ConnectInput): Promis
     .onConflict(["workspace_id", "provider"])
     .merge(changes)
     .returning([...COLUMNS]);
-  return viewOf(row as CrmConnection);
+  return viewOf({ ...(row as CrmConnection), token });
 }
 
 /** `crm-status`: every connection (of one workspace, when given), with its status and last error. */
-export async function listConnections(knex: Knex, workspaceId?: string): Promise<ConnectionView[]> {
+export async function listConnections(
+  { knex, config }: { knex: Knex; config: Pick<Config, "secretsKey"> },
+  workspaceId?: string,
+): Promise<ConnectionView[]> {
   if (workspaceId !== undefined && !UUID.test(workspaceId)) {
     throw new CrmConnectError(`not a workspace id: ${workspaceId}`);
   }
@@ -190,9 +196,11 @@ export async function listConnections(knex: Knex, workspaceId?: string): Promise
   const rows = (await query
     .orderBy([{ column: "workspace_id" }, { column: "provider" }])
     .select([...COLUMNS])) as CrmConnection[];
-  return rows.map(viewOf);
+  const box = secretBoxOf(config);
+  return rows.map((row) => viewOf({ ...row, token: box.open(row.token) }));
 }
 
+/** What operators see of a connection; `connection.token` is the plaintext. */
 export function viewOf(connection: CrmConnection): ConnectionView {
   const { token, ...rest } = connection;
   // A short token would be half given away by its last four characters.
@@ -201,12 +209,13 @@ export function viewOf(connection: CrmConnection): ConnectionView {
 
 /** The client of the connection's provider; every call goes through `http` (the SSRF guard applies each time). */
 export function clientFor(
-  http: HttpClient,
+  deps: { http: HttpClient; config: Pick<Config, "secretsKey"> },
   connection: Pick<CrmConnection, "provider" | "base_url" | "token">,
 ): CrmClient {
+  const endpoint = { ...connection, token: secretBoxOf(deps.config).open(connection.token) };
   return connection.provider === "salesforce"
-    ? new SalesforceClient(http, connection)
-    : new HubSpotClient(http, connection);
+    ? new SalesforceClient(deps.http, endpoint)
+    : new HubSpotClient(deps.http, endpoint);
 }
 
 /** An origin: Salesforce's instance URL or HubSpot's API base. API paths are ours to add. */

@@ -4,7 +4,7 @@
  * `crm-sync` job, in one transaction.
  */
 import { WorkspaceScope } from "../db/tenancy.js";
-import type { EventChannel } from "../delivery/types.js";
+import type { DeliveryDeps, DeliverySetup, EventChannel, EventToDeliver } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { severityAtLeast } from "../lib/severity.js";
 import { mappingFor, type Mapping } from "./mapping.js";
@@ -14,12 +14,18 @@ import { mappingFor, type Mapping } from "./mapping.js";
  * Idempotent: a sync is unique per (connection, event) and inserted ON CONFLICT DO NOTHING, and its job is queued only
  * by the insert that created it, so a retried `event-created` job queues nothing twice.
  */
-export const crmChannel: EventChannel = {
-  name: "CRM write-back",
-  requires: "api_access",
-  wants: (setup) => setup.crm,
-  consume: async (deps, event) => {
-    await deps.knex.transaction(async (trx) => {
+export class CrmChannel implements EventChannel {
+  readonly name = "CRM write-back";
+  readonly requires = "api_access";
+
+  constructor(private readonly deps: DeliveryDeps) {}
+
+  wants(setup: DeliverySetup): boolean {
+    return setup.crm;
+  }
+
+  async consume(event: EventToDeliver): Promise<void> {
+    await this.deps.knex.transaction(async (trx) => {
       const scope = new WorkspaceScope(trx, event.workspace_id);
       // An errored connection (its token was refused) takes no new syncs until crm-connect runs again.
       const connections = await scope
@@ -39,13 +45,13 @@ export const crmChannel: EventChannel = {
         if (!sync) continue;
         // The first retry waits WEBHOOK_RETRY_BASE_SECONDS, doubling after (pg-boss backoff), like the other outbound
         // deliveries (src/alerts/consumer.ts): one knob for how patiently the service retries customers' endpoints.
-        await deps.jobs.send(
+        await this.deps.jobs.send(
           QUEUES.crmSync,
           { sync_id: sync.id },
-          { retryDelay: deps.config.webhookRetryBaseSeconds },
+          { retryDelay: this.deps.config.webhookRetryBaseSeconds },
           trx,
         );
       }
     });
-  },
-};
+  }
+}

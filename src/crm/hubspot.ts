@@ -12,6 +12,7 @@ import {
   distinct,
   MAX_ACCOUNTS,
   MAX_DEALS,
+  PageBound,
   type CrmClient,
   type CrmEndpoint,
 } from "./client.js";
@@ -95,15 +96,17 @@ export class HubSpotClient implements CrmClient {
     return createdId(await this.api.call("POST", "/crm/v3/objects/notes", body));
   }
 
-  /** A CRM search, following `paging.next.after` (or up to `limit` ids). Reads only `hs_object_id`. */
+  /** A CRM search, following `paging.next.after` (up to `limit` ids, or MAX_PAGES). Reads only `hs_object_id`. */
   private async search(
     object: "companies" | "deals",
     filterGroups: { filters: SearchFilter[] }[],
     limit: number,
   ): Promise<string[]> {
     const ids: string[] = [];
+    const pages = new PageBound("hubspot", `the ${object} search`);
     let after: string | undefined;
     do {
+      pages.next();
       const body: Record<string, unknown> = { filterGroups, properties: ["hs_object_id"], limit: SEARCH_PAGE };
       if (after !== undefined) body.after = after;
       const { json } = await this.api.call("POST", `/crm/v3/objects/${object}/search`, body);
@@ -115,11 +118,13 @@ export class HubSpotClient implements CrmClient {
     return distinct(ids, limit);
   }
 
-  /** A list's members (`GET /crm/v3/lists/{id}/memberships`), following `paging.next.after`. */
+  /** A list's members (`GET /crm/v3/lists/{id}/memberships`), following `paging.next.after` (up to MAX_PAGES). */
   private async listMembers(listId: string): Promise<string[]> {
     const ids: string[] = [];
+    const pages = new PageBound("hubspot", `list ${listId}'s members`);
     let after: string | undefined;
     do {
+      pages.next();
       const query = new URLSearchParams({ limit: String(LIST_PAGE) });
       if (after !== undefined) query.set("after", after);
       const { json } = await this.api.call("GET", `/crm/v3/lists/${recordPath(listId)}/memberships?${query}`);

@@ -42,80 +42,156 @@ interface RollupEvent {
   source_url: string;
 }
 
-/**
- * Queues one `crm-rollup` job per active connection (of a workspace with api_access) for the UTC day before `now`.
- * The run row is unique per (connection, day) and the job is queued only by the insert that created it, in the same
- * transaction, so calling this every scheduler tick queues each day once. Returns how many jobs it queued.
- */
-export async function enqueueDueCrmRollups(deps: { knex: Knex; jobs: Jobs }, now: Date): Promise<number> {
-  const day = utcDate(new Date(now.getTime() - 24 * 3600 * 1000));
-  const plans = PLAN_NAMES.filter((plan) => limitsOf(plan).api_access);
-  return deps.knex.transaction(async (trx) => {
-    // Every workspace's connections: the scheduler serves them all.
-    const connections: { id: string }[] = await acrossWorkspaces(trx)
-      .from("crm_connections as c")
-      .join("workspaces as w", "w.id", "c.workspace_id")
-      .where("c.status", "active")
-      .whereIn("w.plan", plans)
-      .orderBy("c.id")
-      .select("c.id");
-    let queued = 0;
-    for (const connection of connections) {
-      const [run] = await trx("crm_rollup_runs")
-        .insert({ connection_id: connection.id, day })
-        .onConflict(["connection_id", "day"])
-        .ignore()
-        .returning("id");
-      if (!run) continue;
-      await deps.jobs.send(QUEUES.crmRollup, { run_id: run.id }, {}, trx);
-      queued++;
-    }
-    return queued;
-  });
+/** What the scheduler's tick queues the rollups with: its transaction and the queues. */
+export interface RollupScheduleDeps {
+  knex: Knex | Knex.Transaction;
+  jobs: Jobs;
 }
 
-/** The `crm-rollup` job: one connection, one day. */
-export async function runCrmRollup(deps: DeliveryDeps, runId: string, jobId?: string): Promise<RollupOutcome> {
-  const run = await deps.knex("crm_rollup_runs").where({ id: runId }).first<{
-    connection_id: string;
-    day: string;
-    status: string;
-  }>("connection_id", deps.knex.raw("to_char(day, 'YYYY-MM-DD') AS day"), "status");
-  if (!run || run.status !== "pending") return "skipped";
-  // The run names its connection by id, in whichever workspace it is.
-  const connection = await acrossWorkspaces(deps.knex)
-    .from("crm_connections as c")
-    .join("workspaces as w", "w.id", "c.workspace_id")
-    .where("c.id", run.connection_id)
-    .first<(CrmConnection & { plan: PlanName }) | undefined>("c.*", "w.plan");
-  if (!connection) return "skipped";
-  const label = PROVIDER_LABELS[connection.provider];
-  if (connection.status !== "active") {
-    return finishRun(deps.knex, runId, "stopped", `${label} connection is errored: ${connection.last_error ?? ""}`);
+/** The tick's side of the rollups, built from the scheduler's transaction: which runs are due. */
+export class CrmRollupSchedule {
+  constructor(private readonly deps: RollupScheduleDeps) {}
+
+  /**
+   * Queues one `crm-rollup` job per active connection (of a workspace with api_access) for the UTC day before `now`.
+   * The run row is unique per (connection, day) and the job is queued only by the insert that created it, in the same
+   * transaction, so calling this every scheduler tick queues each day once. Returns how many jobs it queued.
+   */
+  async enqueueDue(now: Date): Promise<number> {
+    const day = utcDate(new Date(now.getTime() - 24 * 3600 * 1000));
+    const plans = PLAN_NAMES.filter((plan) => limitsOf(plan).api_access);
+    return this.deps.knex.transaction(async (trx) => {
+      // Every workspace's connections: the scheduler serves them all.
+      const connections: { id: string }[] = await acrossWorkspaces(trx)
+        .from("crm_connections as c")
+        .join("workspaces as w", "w.id", "c.workspace_id")
+        .where("c.status", "active")
+        .whereIn("w.plan", plans)
+        .orderBy("c.id")
+        .select("c.id");
+      let queued = 0;
+      for (const connection of connections) {
+        const [run] = await trx("crm_rollup_runs")
+          .insert({ connection_id: connection.id, day })
+          .onConflict(["connection_id", "day"])
+          .ignore()
+          .returning("id");
+        if (!run) continue;
+        await this.deps.jobs.send(QUEUES.crmRollup, { run_id: run.id }, {}, trx);
+        queued++;
+      }
+      return queued;
+    });
   }
-  if (!limitsOf(connection.plan).api_access) {
-    return finishRun(deps.knex, runId, "stopped", `the ${connection.plan} plan does not include CRM write-back`);
+}
+
+/** The `crm-rollup` job's rules, built from the worker's deps: `run` posts one connection's rollups of one day. */
+export class CrmRollup {
+  constructor(private readonly deps: DeliveryDeps) {}
+
+  async run(runId: string, jobId?: string): Promise<RollupOutcome> {
+    const { knex } = this.deps;
+    const run = await knex("crm_rollup_runs").where({ id: runId }).first<{
+      connection_id: string;
+      day: string;
+      status: string;
+    }>("connection_id", knex.raw("to_char(day, 'YYYY-MM-DD') AS day"), "status");
+    if (!run || run.status !== "pending") return "skipped";
+    // The run names its connection by id, in whichever workspace it is.
+    const connection = await acrossWorkspaces(knex)
+      .from("crm_connections as c")
+      .join("workspaces as w", "w.id", "c.workspace_id")
+      .where("c.id", run.connection_id)
+      .first<(CrmConnection & { plan: PlanName }) | undefined>("c.*", "w.plan");
+    if (!connection) return "skipped";
+    const label = PROVIDER_LABELS[connection.provider];
+    if (connection.status !== "active") {
+      return this.finish(runId, "stopped", `${label} connection is errored: ${connection.last_error ?? ""}`);
+    }
+    if (!limitsOf(connection.plan).api_access) {
+      return this.finish(runId, "stopped", `the ${connection.plan} plan does not include CRM write-back`);
+    }
+
+    const scope = new WorkspaceScope(knex, connection.workspace_id);
+    const events = await dayEvents(scope, connection, run.day);
+    const client = clientFor(this.deps, connection);
+    try {
+      const byAccount = await accountsOf(client, connection.mapping, events);
+      for (const [accountId, accountEvents] of [...byAccount].sort(([a], [b]) => a.localeCompare(b))) {
+        await this.rollupAccount(client, connection.id, accountId, run.day, accountEvents);
+      }
+      return await this.finish(runId, "done", null);
+    } catch (error) {
+      if (error instanceof CrmAuthError) {
+        await markErrored(scope, connection.id, null, error.message);
+        return this.finish(runId, "stopped", error.message);
+      }
+      if (error instanceof CrmRequestError) return this.finish(runId, "failed", error.message);
+      const message = error instanceof Error ? error.message : String(error);
+      if (await isLastAttempt(this.deps.jobs, QUEUES.crmRollup, jobId)) await this.finish(runId, "failed", message);
+      else await knex("crm_rollup_runs").where({ id: runId }).update({ last_error: message });
+      throw error;
+    }
   }
 
-  const scope = new WorkspaceScope(deps.knex, connection.workspace_id);
-  const events = await dayEvents(scope, connection, run.day);
-  const client = clientFor(deps.http, connection);
-  try {
-    const byAccount = await accountsOf(client, connection.mapping, events);
-    for (const [accountId, accountEvents] of [...byAccount].sort(([a], [b]) => a.localeCompare(b))) {
-      await rollupAccount(deps.knex, client, connection.id, accountId, run.day, accountEvents);
+  private async rollupAccount(
+    client: CrmClient,
+    connectionId: string,
+    accountId: string,
+    day: string,
+    events: RollupEvent[],
+  ): Promise<void> {
+    const { knex } = this.deps;
+    if (!(await this.claim(connectionId, accountId, day, events.length))) return;
+    const where = { connection_id: connectionId, account_id: accountId, day };
+    const lines = events.slice(0, MAX_LINES).map(rollupLine);
+    if (events.length > MAX_LINES) lines.push(`… and ${events.length - MAX_LINES} more`);
+    try {
+      const engagementId = await client.addRollup(accountId, day, lines);
+      await knex("crm_rollups")
+        .where(where)
+        .update({ status: "done", engagement_id: engagementId, done_at: knex.fn.now() });
+    } catch (error) {
+      if (error instanceof CrmRequestError && error.status !== null) {
+        // This account was refused (deleted, no access): recorded, and the others go on.
+        await knex("crm_rollups").where(where).update({ status: "failed", error: error.message });
+        return;
+      }
+      // Nothing was created: release the claim so the retried job sends it.
+      await knex("crm_rollups")
+        .where({ ...where, status: "claimed" })
+        .del();
+      throw error;
     }
-    return await finishRun(deps.knex, runId, "done", null);
-  } catch (error) {
-    if (error instanceof CrmAuthError) {
-      await markErrored(scope, connection.id, null, error.message);
-      return finishRun(deps.knex, runId, "stopped", error.message);
-    }
-    if (error instanceof CrmRequestError) return finishRun(deps.knex, runId, "failed", error.message);
-    const message = error instanceof Error ? error.message : String(error);
-    if (await isLastAttempt(deps, jobId, QUEUES.crmRollup.name)) await finishRun(deps.knex, runId, "failed", message);
-    else await deps.knex("crm_rollup_runs").where({ id: runId }).update({ last_error: message });
-    throw error;
+  }
+
+  /** Claims (connection, account, day): a new row, or a claim whose run died (lease lapsed). */
+  private async claim(connectionId: string, accountId: string, day: string, eventsCount: number): Promise<boolean> {
+    const { knex } = this.deps;
+    const [inserted] = await knex("crm_rollups")
+      .insert({ connection_id: connectionId, account_id: accountId, day, events_count: eventsCount })
+      .onConflict(["connection_id", "account_id", "day"])
+      .ignore()
+      .returning("id");
+    if (inserted) return true;
+    const taken = await knex("crm_rollups")
+      .where({ connection_id: connectionId, account_id: accountId, day, status: "claimed" })
+      .where("claimed_at", "<", knex.raw(`now() - interval '${CLAIM_LEASE_SECONDS} seconds'`))
+      .update({ claimed_at: knex.fn.now(), events_count: eventsCount })
+      .returning("id");
+    return taken.length > 0;
+  }
+
+  private async finish(
+    runId: string,
+    status: "done" | "failed" | "stopped",
+    error: string | null,
+  ): Promise<RollupOutcome> {
+    const { knex } = this.deps;
+    await knex("crm_rollup_runs")
+      .where({ id: runId })
+      .update({ status, last_error: error, finished_at: knex.fn.now() });
+    return status;
   }
 }
 
@@ -167,67 +243,4 @@ async function accountsOf(
 
 export function rollupLine(event: RollupEvent): string {
   return `[${event.severity}] ${event.competitor_name} · ${event.event_type.replace(/_/g, " ")}: ${event.title} (${event.source_url})`;
-}
-
-async function rollupAccount(
-  knex: Knex,
-  client: CrmClient,
-  connectionId: string,
-  accountId: string,
-  day: string,
-  events: RollupEvent[],
-): Promise<void> {
-  if (!(await claimRollup(knex, connectionId, accountId, day, events.length))) return;
-  const where = { connection_id: connectionId, account_id: accountId, day };
-  const lines = events.slice(0, MAX_LINES).map(rollupLine);
-  if (events.length > MAX_LINES) lines.push(`… and ${events.length - MAX_LINES} more`);
-  try {
-    const engagementId = await client.addRollup(accountId, day, lines);
-    await knex("crm_rollups")
-      .where(where)
-      .update({ status: "done", engagement_id: engagementId, done_at: knex.fn.now() });
-  } catch (error) {
-    if (error instanceof CrmRequestError && error.status !== null) {
-      // This account was refused (deleted, no access): recorded, and the others go on.
-      await knex("crm_rollups").where(where).update({ status: "failed", error: error.message });
-      return;
-    }
-    // Nothing was created: release the claim so the retried job sends it.
-    await knex("crm_rollups")
-      .where({ ...where, status: "claimed" })
-      .del();
-    throw error;
-  }
-}
-
-/** Claims (connection, account, day): a new row, or a claim whose run died (lease lapsed). */
-async function claimRollup(
-  knex: Knex,
-  connectionId: string,
-  accountId: string,
-  day: string,
-  eventsCount: number,
-): Promise<boolean> {
-  const [inserted] = await knex("crm_rollups")
-    .insert({ connection_id: connectionId, account_id: accountId, day, events_count: eventsCount })
-    .onConflict(["connection_id", "account_id", "day"])
-    .ignore()
-    .returning("id");
-  if (inserted) return true;
-  const taken = await knex("crm_rollups")
-    .where({ connection_id: connectionId, account_id: accountId, day, status: "claimed" })
-    .where("claimed_at", "<", knex.raw(`now() - interval '${CLAIM_LEASE_SECONDS} seconds'`))
-    .update({ claimed_at: knex.fn.now(), events_count: eventsCount })
-    .returning("id");
-  return taken.length > 0;
-}
-
-async function finishRun(
-  knex: Knex,
-  runId: string,
-  status: "done" | "failed" | "stopped",
-  error: string | null,
-): Promise<RollupOutcome> {
-  await knex("crm_rollup_runs").where({ id: runId }).update({ status, last_error: error, finished_at: knex.fn.now() });
-  return status;
 }

@@ -13,6 +13,7 @@ import {
   distinct,
   MAX_ACCOUNTS,
   MAX_DEALS,
+  PageBound,
   type CrmClient,
   type CrmEndpoint,
 } from "./client.js";
@@ -127,11 +128,13 @@ export class SalesforceClient implements CrmClient {
     return createdId(await this.api.call("POST", `${SALESFORCE_API}/sobjects/Task`, body));
   }
 
-  /** Runs a SOQL query and follows `nextRecordsUrl` until `done` (or `limit` ids). */
+  /** Runs a SOQL query and follows `nextRecordsUrl` until `done` (or `limit` ids, or MAX_PAGES). */
   private async query(soql: string, limit: number): Promise<string[]> {
     const ids: string[] = [];
+    const pages = new PageBound("salesforce", "the query results");
     let path: string | null = `${SALESFORCE_API}/query?q=${encodeURIComponent(soql)}`;
     while (path !== null && ids.length < limit) {
+      pages.next();
       const { json } = await this.api.call("GET", path);
       for (const record of Array.isArray(json?.records) ? json.records : []) {
         if (isRecordId("salesforce", record?.Id)) ids.push(record.Id);
@@ -141,10 +144,12 @@ export class SalesforceClient implements CrmClient {
     return distinct(ids, limit);
   }
 
-  /** A list view's rows, page by page (`limit`/`offset`), reading each row's `Id` column. */
+  /** A list view's rows, page by page (`limit`/`offset`, up to MAX_PAGES), reading each row's `Id` column. */
   private async listView(viewId: string): Promise<string[]> {
     const ids: string[] = [];
+    const pages = new PageBound("salesforce", `list view ${viewId}'s results`);
     for (let offset = 0; ids.length < MAX_ACCOUNTS;) {
+      pages.next();
       const { json } = await this.api.call(
         "GET",
         `${SALESFORCE_API}/sobjects/Account/listviews/${recordPath(viewId)}/results?limit=${LIST_VIEW_PAGE}&offset=${offset}`,

@@ -59,16 +59,22 @@ export interface EventToSend extends Omit<EventToDeliver, "source_url"> {
   source_url: string;
 }
 
-/** One way an event leaves the service (immediate alerts, webhooks, CRM write-back). */
+/**
+ * One way an event leaves the service (immediate alerts, webhooks, CRM write-back): a rules class built per job from
+ * the worker's deps (docs/architecture.md#one-shape-per-area), like every worker-side rule.
+ */
 export interface EventChannel {
-  name: string;
+  readonly name: string;
   /**
    * The plan flag the channel needs, judged when the event happens: checked once by the fan-out, so a channel's
    * consumer never sees an event its workspace's plan excludes.
    */
-  requires: PlanFlag;
+  readonly requires: PlanFlag;
   /** Whether the workspace set the channel up at all; checked before any of the channel's own queries. */
-  wants: (setup: DeliverySetup) => boolean;
+  wants(setup: DeliverySetup): boolean;
   /** Idempotent (keyed by event id): a retried `event-created` job runs every consumer again safely. */
-  consume: (deps: DeliveryDeps, event: EventToDeliver) => Promise<void>;
+  consume(event: EventToDeliver): Promise<void>;
 }
+
+/** A channel's class: what the fan-out builds from the worker's deps for each event. */
+export type EventChannelClass = new (deps: DeliveryDeps) => EventChannel;

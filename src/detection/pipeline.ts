@@ -14,9 +14,10 @@ import { fetchStarted } from "../sources/fetch-queue.js";
 import { FetchError, type FetchResult, type HttpClient } from "../lib/http-client.js";
 import { classify } from "./classify.js";
 import { diffExtractions, isEmptyDiff } from "./diff.js";
-import { extract } from "./extract/index.js";
 import { resolveDrafts, type Pending } from "./flap-damping.js";
 import { hostOf, HostLimiter } from "./host-limiter.js";
+import { pageText, PageError } from "./page-text.js";
+import { ParsePool } from "./parse-pool.js";
 import { EXTRACTOR_VERSION, type EventDraft, type Extraction } from "./types.js";
 
 export interface DetectionDeps {
@@ -24,7 +25,28 @@ export interface DetectionDeps {
   jobs: Jobs;
   http: HttpClient;
   log: Logger;
+  /** Time one page's parsing may take (PARSE_BUDGET_MS); default 5 s. */
+  parseBudgetMs?: number;
 }
+
+/** The default of PARSE_BUDGET_MS (docs/operations.md#environment-variables). */
+export const DEFAULT_PARSE_BUDGET_MS = 5000;
+
+/**
+ * Re-analysis re-extracts each source's latest snapshots, at most this many per source and REANALYZE_SNAPSHOTS in
+ * all per request, and re-derives the changes between them (docs/product-rules.md#detection): the request's work is
+ * bounded however long the history and however many the sources.
+ */
+export const REANALYZE_SNAPSHOTS_PER_SOURCE = 10;
+export const REANALYZE_SNAPSHOTS = 100;
+
+/** Snapshots re-analysed per source: the request's total shared out, 10 at most, 2 (one change) at least. */
+export function reanalyzedPerSource(sources: number): number {
+  return Math.max(2, Math.min(REANALYZE_SNAPSHOTS_PER_SOURCE, Math.floor(REANALYZE_SNAPSHOTS / Math.max(1, sources))));
+}
+
+/** A failure that is not the page's nor the fetch's, as the customer sees it; the job retries it. */
+const INTERNAL_FAILURE = "internal error while processing the page; the fetch will be retried";
 
 /** Where an event's change was seen: the diff that shows it and when its snapshot was fetched. */
 export interface ChangeOrigin {
@@ -57,6 +79,15 @@ interface SnapshotRow {
   fetched_at: Date;
 }
 
+/** A snapshot as re-analysis replays it: extracted again, or its stored extraction when that failed. */
+interface Replayed {
+  id: string;
+  fetched_at: Date;
+  extraction: Extraction;
+  /** Extracted again now (and so to be stored). */
+  fresh: boolean;
+}
+
 export type FetchOutcome =
   | { kind: "missing" }
   | { kind: "failed"; message: string; retryable: boolean }
@@ -68,10 +99,23 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 export class DetectionPipeline {
   /** Politeness: at most two concurrent fetches per host in this process. */
   private readonly hosts = new HostLimiter(2);
+  /** Where pages are parsed: off the event loop, within the parse budget (src/detection/parse-pool.ts). */
+  readonly parser: ParsePool;
 
-  constructor(private readonly deps: DetectionDeps) {}
+  constructor(private readonly deps: DetectionDeps) {
+    this.parser = new ParsePool({ budgetMs: deps.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS });
+  }
 
-  /** Fetches one source and records what changed. Throws only for failures worth retrying (pg-boss retries them). */
+  /** Ends the parse pool's threads (at shutdown). */
+  close(): Promise<void> {
+    return this.parser.close();
+  }
+
+  /**
+   * Fetches one source and records what changed. Every failure is recorded on the source, so the scheduler waits its
+   * frequency before trying again and the customer sees why (docs/product-rules.md#detection). Throws only for
+   * failures worth retrying (pg-boss retries them).
+   */
   async fetchSource(sourceId: string, jobId: string | null = null): Promise<FetchOutcome> {
     const { knex } = this.deps;
     const source = await this.loadSource(sourceId);
@@ -80,41 +124,61 @@ export class DetectionPipeline {
     if (jobId && source.fetch_job_id === jobId) await fetchStarted(knex, sourceId, jobId);
     // Everything else the fetch reads and writes is the source's workspace's.
     const scope = new WorkspaceScope(knex, source.workspace_id);
-    const previous = (source.last_snapshot_id && (await loadSnapshot(scope, source.last_snapshot_id))) || null;
     const fetchedAt = new Date();
-
-    let result: FetchResult;
     try {
-      result = await this.fetchPage(source, previous !== null);
+      return await this.fetchAndRecord(scope, source, fetchedAt);
     } catch (error) {
-      if (!(error instanceof FetchError)) throw error;
-      await this.recordFailure(scope, source.id, error.message, fetchedAt);
-      if (error.retryable) throw error;
-      return { kind: "failed", message: error.message, retryable: false };
+      return this.failed(scope, source.id, error, fetchedAt);
     }
+  }
 
+  private async fetchAndRecord(scope: WorkspaceScope, source: SourceRow, fetchedAt: Date): Promise<FetchOutcome> {
+    const previous = (source.last_snapshot_id && (await loadSnapshot(scope, source.last_snapshot_id))) || null;
+    const result = await this.fetchPage(source, previous !== null);
     if (result.notModified && previous) {
       const events = await this.recordUnchanged(scope, source, fetchedAt, result.etag, result.lastModified);
       return { kind: "unchanged", events };
     }
 
-    const extraction = extract(result.body, {
-      url: result.url,
-      contentType: result.contentType,
-      fetchMethod: source.fetch_method,
+    // Text without NUL characters, or a PageError ("not a text page: image/png"); parsed in the pool.
+    const body = pageText(result);
+    const extraction = await this.parser.run("extract", {
+      body,
+      options: { url: result.url, contentType: result.contentType, fetchMethod: source.fetch_method },
     });
     if (extraction.signals.bot_challenge) {
-      const message = `looks like a bot challenge page (${new URL(result.url).host})`;
-      await this.recordFailure(scope, source.id, message, fetchedAt);
-      return { kind: "failed", message, retryable: false };
+      throw new PageError(`looks like a bot challenge page (${new URL(result.url).host})`);
     }
 
-    const contentHash = sha256(result.body);
+    const contentHash = sha256(body);
     if (previous && previous.content_hash === contentHash) {
       const events = await this.recordUnchanged(scope, source, fetchedAt, result.etag, result.lastModified);
       return { kind: "unchanged", events };
     }
-    return this.recordChange(scope, source, previous, { result, extraction, contentHash, fetchedAt });
+    return this.recordChange(scope, source, previous, {
+      result: { ...result, body },
+      extraction,
+      contentHash,
+      fetchedAt,
+    });
+  }
+
+  /**
+   * Records a failed fetch on the source: the fetch's or the page's own message (FetchError, PageError), or a plain
+   * internal one for anything else (logged in full). Rethrows what is worth retrying.
+   */
+  private async failed(
+    scope: WorkspaceScope,
+    sourceId: string,
+    error: unknown,
+    fetchedAt: Date,
+  ): Promise<FetchOutcome> {
+    const known = error instanceof FetchError || error instanceof PageError;
+    if (!known) this.deps.log.error({ err: error, source: sourceId }, "source fetch failed unexpectedly");
+    const message = known ? error.message : INTERNAL_FAILURE;
+    await this.recordFailure(scope, sourceId, message, fetchedAt);
+    if (error instanceof FetchError ? error.retryable : !known) throw error;
+    return { kind: "failed", message, retryable: false };
   }
 
   /** The source's page, politely (per-host limit), with the previous snapshot's validators while it exists. */
@@ -143,7 +207,7 @@ export class DetectionPipeline {
     page: { result: FetchResult; extraction: Extraction; contentHash: string; fetchedAt: Date },
   ): Promise<FetchOutcome> {
     const { result, extraction, contentHash, fetchedAt } = page;
-    const previousExtraction = previous ? this.currentExtraction(previous, source.fetch_method) : null;
+    const previousExtraction = previous ? await this.currentExtraction(previous, source.fetch_method) : null;
     const diff = previousExtraction ? diffExtractions(previousExtraction, extraction) : null;
     const drafts =
       diff && !isEmptyDiff(diff)
@@ -191,66 +255,97 @@ export class DetectionPipeline {
   }
 
   /**
-   * Re-extracts every snapshot of the competitor's sources with the current extractor and re-derives diffs and
-   * events. Idempotent: events are unique per (diff, subject), so a second run creates nothing new. Only the
-   * competitor of the scope's workspace is found (the caller's: POST /competitors/{id}/reanalyze).
+   * Re-extracts the latest snapshots of each of the competitor's sources (reanalyzedPerSource) with the current
+   * extractor and re-derives the diffs and events between them. Idempotent: events are unique per (diff, subject),
+   * so a second run creates nothing new. Only the competitor of the scope's workspace is found (the caller's:
+   * POST /insights/reanalyze/{id}). Parsing happens before each source's transaction, in the parse pool.
    */
   async reanalyzeCompetitor(scope: WorkspaceScope, competitorId: string): Promise<number> {
     const sources: SourceRow[] = await sourceQuery(scope.from("sources as s")).where("s.competitor_id", competitorId);
+    const perSource = reanalyzedPerSource(sources.length);
     let created = 0;
     for (const source of sources) {
-      created += await scope.db.transaction(async (trx) => {
-        const trxScope = scope.on(trx);
-        const snapshots: SnapshotRow[] = await trxScope
-          .from("snapshots")
-          .where({ source_id: source.id })
-          .orderBy("fetched_at")
-          .orderBy("id");
-        let pending: Pending<ChangeOrigin>[] = [];
-        let inserted = 0;
-        let before: { id: string; extraction: Extraction } | null = null;
-        for (const snapshot of snapshots) {
-          const extraction = extract(snapshot.body, {
-            url: snapshot.final_url,
-            contentType: snapshot.content_type,
-            fetchMethod: source.fetch_method,
-          });
-          await trxScope
-            .from("snapshots")
-            .where({ id: snapshot.id })
-            .update({ extraction: JSON.stringify(extraction), extractor_version: EXTRACTOR_VERSION });
-          let drafts: EventDraft[] = [];
-          let origin: ChangeOrigin | null = null;
-          if (before) {
-            const diff = diffExtractions(before.extraction, extraction);
-            if (!isEmptyDiff(diff)) {
-              origin = {
-                diffId: await upsertDiff(trxScope, source, before.id, snapshot.id, diff),
-                observedAt: snapshot.fetched_at,
-              };
-              drafts = classify(diff, {
-                competitorName: source.competitor_name,
-                sourceType: source.source_type,
-                sourceUrl: source.url,
-              });
-            }
-          }
-          const resolution = resolveDrafts(pending, drafts);
-          for (const waiting of resolution.confirmed)
-            inserted += await this.insertEvent(trx, source, waiting.draft, waiting.origin);
-          for (const draft of resolution.emit) inserted += await this.insertEvent(trx, source, draft, origin!);
-          pending = pending
-            .filter((p) => !resolution.settled.includes(p.subject))
-            .concat(resolution.wait.map((draft) => toPending(draft, origin!)));
-          before = { id: snapshot.id, extraction };
-        }
-        // What still waits at the end waits for the next live fetch.
-        await trx("pending_changes").where({ source_id: source.id }).delete();
-        for (const waiting of pending) await insertPending(trx, source.id, waiting);
-        return inserted;
-      });
+      const snapshots = await this.reextract(scope, source, perSource);
+      created += await scope.db.transaction((trx) => this.replay(scope.on(trx), trx, source, snapshots));
     }
     return created;
+  }
+
+  /**
+   * The source's latest snapshots, oldest first, each extracted again; one that cannot be (too complex to parse
+   * within the budget) keeps its stored extraction. Bodies are read one at a time, so memory holds one page.
+   */
+  private async reextract(scope: WorkspaceScope, source: SourceRow, limit: number): Promise<Replayed[]> {
+    const rows: Omit<SnapshotRow, "body" | "content_hash">[] = await scope
+      .from("snapshots")
+      .where({ source_id: source.id })
+      .orderBy([
+        { column: "fetched_at", order: "desc" },
+        { column: "id", order: "desc" },
+      ])
+      .limit(limit)
+      .select("id", "fetched_at", "final_url", "content_type", "extraction", "extractor_version");
+    const replayed: Replayed[] = [];
+    for (const row of rows.reverse()) {
+      const { body } = await scope.from("snapshots").where({ id: row.id }).first("body");
+      try {
+        const options = { url: row.final_url, contentType: row.content_type, fetchMethod: source.fetch_method };
+        const extraction = await this.parser.run("extract", { body, options });
+        replayed.push({ id: row.id, fetched_at: row.fetched_at, extraction, fresh: true });
+      } catch (error) {
+        if (!(error instanceof PageError)) throw error;
+        replayed.push({ id: row.id, fetched_at: row.fetched_at, extraction: row.extraction, fresh: false });
+      }
+    }
+    return replayed;
+  }
+
+  /** Stores the new extractions and replays diffs, flap damping and events over them, in the caller's transaction. */
+  private async replay(
+    trxScope: WorkspaceScope,
+    trx: Knex.Transaction,
+    source: SourceRow,
+    snapshots: Replayed[],
+  ): Promise<number> {
+    let pending: Pending<ChangeOrigin>[] = [];
+    let inserted = 0;
+    let before: Replayed | null = null;
+    for (const snapshot of snapshots) {
+      if (snapshot.fresh) {
+        await trxScope
+          .from("snapshots")
+          .where({ id: snapshot.id })
+          .update({ extraction: JSON.stringify(snapshot.extraction), extractor_version: EXTRACTOR_VERSION });
+      }
+      let drafts: EventDraft[] = [];
+      let origin: ChangeOrigin | null = null;
+      if (before) {
+        const diff = diffExtractions(before.extraction, snapshot.extraction);
+        if (!isEmptyDiff(diff)) {
+          origin = {
+            diffId: await upsertDiff(trxScope, source, before.id, snapshot.id, diff),
+            observedAt: snapshot.fetched_at,
+          };
+          drafts = classify(diff, {
+            competitorName: source.competitor_name,
+            sourceType: source.source_type,
+            sourceUrl: source.url,
+          });
+        }
+      }
+      const resolution = resolveDrafts(pending, drafts);
+      for (const waiting of resolution.confirmed)
+        inserted += await this.insertEvent(trx, source, waiting.draft, waiting.origin);
+      for (const draft of resolution.emit) inserted += await this.insertEvent(trx, source, draft, origin!);
+      pending = pending
+        .filter((p) => !resolution.settled.includes(p.subject))
+        .concat(resolution.wait.map((draft) => toPending(draft, origin!)));
+      before = snapshot;
+    }
+    // What still waits at the end waits for the next live fetch.
+    await trx("pending_changes").where({ source_id: source.id }).delete();
+    for (const waiting of pending) await insertPending(trx, source.id, waiting);
+    return inserted;
   }
 
   /** Applies flap damping to the drafts of a new diff (or to none) and stores the resulting events. */
@@ -368,10 +463,21 @@ export class DetectionPipeline {
     this.deps.log.info({ source: sourceId, error: message }, "source fetch failed");
   }
 
-  /** A stored extraction, re-extracted when it was made by an older extractor (so diffs compare like with like). */
-  private currentExtraction(snapshot: SnapshotRow, fetchMethod: "http" | "rss"): Extraction {
+  /**
+   * A stored extraction, re-extracted when it was made by an older extractor (so diffs compare like with like); kept
+   * as stored when it cannot be re-extracted within the parse budget.
+   */
+  private async currentExtraction(snapshot: SnapshotRow, fetchMethod: "http" | "rss"): Promise<Extraction> {
     if (snapshot.extractor_version === EXTRACTOR_VERSION) return snapshot.extraction;
-    return extract(snapshot.body, { url: snapshot.final_url, contentType: snapshot.content_type, fetchMethod });
+    try {
+      return await this.parser.run("extract", {
+        body: snapshot.body,
+        options: { url: snapshot.final_url, contentType: snapshot.content_type, fetchMethod },
+      });
+    } catch (error) {
+      if (error instanceof PageError) return snapshot.extraction;
+      throw error;
+    }
   }
 
   /** The source the job names, in whichever workspace it is (the job carries its id only). */

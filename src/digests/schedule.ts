@@ -11,8 +11,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
-import type { Logger } from "pino";
+import type { Config } from "../config.js";
 import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
+import type { DeliveryDeps } from "../delivery/types.js";
 import type { Jobs } from "../jobs/boss.js";
 import { QUEUES, type PayloadOf } from "../jobs/queues.js";
 import { PLANS, PLAN_NAMES } from "../workspaces/plans.js";
@@ -53,115 +54,133 @@ export function latestSlots(now: Date, dailyHourUtc: number, weeklyDow: number):
   ];
 }
 
-/** Step 1 on the tick: enqueue each slot's run the first time any scheduler sees it. */
-export async function enqueueDigestRuns(trx: Knex.Transaction, jobs: Jobs, now: Date): Promise<DigestRun[]> {
-  const state = await trx("scheduler_state").where({ id: 1 }).first("daily_hour_utc", "weekly_dow");
-  const enqueued: DigestRun[] = [];
-  for (const run of latestSlots(now, state.daily_hour_utc, state.weekly_dow)) {
-    const jobId = randomUUID();
-    const [inserted] = await trx("scheduler_runs")
-      .insert({ mark: run.mark, period_type: run.period_type, scheduled_for: run.scheduled_for, job_id: jobId })
-      .onConflict("mark")
-      .ignore()
-      .returning("id");
-    if (!inserted) continue;
-    await jobs.send(QUEUES.digestGenerate, run, { id: jobId, singletonKey: run.mark }, trx);
-    enqueued.push(run);
-  }
-  return enqueued;
+/** What the scheduler's tick queues digest work with: its transaction, the queues and the settings. */
+export interface DigestScheduleDeps {
+  trx: Knex.Transaction;
+  jobs: Jobs;
+  config: Readonly<Pick<Config, "email">>;
 }
 
-/**
- * The `digest-generate` job: one digest per eligible workspace; re-running it generates none twice. It picks the
- * workspaces across all of them, then generates each one's digest in that workspace's scope.
- */
-export async function generateScheduledDigests(
-  deps: { knex: Knex; log: Logger; publicBaseUrl: string },
-  run: DigestRun,
-): Promise<number> {
-  const workspaces: { id: string }[] = await deps
-    .knex("workspaces as w")
-    .whereExists(
-      acrossWorkspaces(deps.knex)
-        .from("memberships as m")
-        .join("users as u", "u.id", "m.user_id")
-        .whereRaw("m.workspace_id = w.id")
-        .where("u.digest_frequency", run.period_type)
-        .select(deps.knex.raw("1")),
-    )
-    .modify((q) => {
-      if (run.period_type === "daily") q.whereIn("w.plan", DAILY_DIGEST_PLANS);
-    })
-    .orderBy("w.id")
-    .select("w.id");
-  for (const workspace of workspaces) {
-    await generateDigest(new WorkspaceScope(deps.knex, workspace.id), {
-      periodType: run.period_type,
-      periodEnd: new Date(run.scheduled_for),
-      publicBaseUrl: deps.publicBaseUrl,
-      mark: run.mark,
-    });
+/** The tick's side of scheduled digests, built from the scheduler's transaction: which runs and deliveries are due. */
+export class DigestSchedule {
+  constructor(private readonly deps: DigestScheduleDeps) {}
+
+  /** Step 1 on the tick: enqueue each slot's run the first time any scheduler sees it. */
+  async enqueueRuns(now: Date): Promise<DigestRun[]> {
+    const { trx, jobs } = this.deps;
+    const state = await trx("scheduler_state").where({ id: 1 }).first("daily_hour_utc", "weekly_dow");
+    const enqueued: DigestRun[] = [];
+    for (const run of latestSlots(now, state.daily_hour_utc, state.weekly_dow)) {
+      const jobId = randomUUID();
+      const [inserted] = await trx("scheduler_runs")
+        .insert({ mark: run.mark, period_type: run.period_type, scheduled_for: run.scheduled_for, job_id: jobId })
+        .onConflict("mark")
+        .ignore()
+        .returning("id");
+      if (!inserted) continue;
+      await jobs.send(QUEUES.digestGenerate, run, { id: jobId, singletonKey: run.mark }, trx);
+      enqueued.push(run);
+    }
+    return enqueued;
   }
-  deps.log.info({ mark: run.mark, workspaces: workspaces.length }, "scheduled digests generated");
-  return workspaces.length;
+
+  /**
+   * Step 2 on the tick: the members whose digest is due, each given a `pending` delivery (of the configured
+   * transport) and a `digest-deliver` job. The due moment is computed by Postgres in the member's zone: the first
+   * `digest_hour_local`:00 at or after the digest's `period_end` (weekly: moved forward to `digest_weekly_dow`, 0 =
+   * Monday), read back as UTC. Only digests of the last 8 days count: a member who turns digests back on after a month
+   * is not sent a month-old one.
+   */
+  async enqueueDueDeliveries(now: Date): Promise<number> {
+    const { trx, jobs, config } = this.deps;
+    // Every workspace's due members in one statement: the tick serves all workspaces at once.
+    const { rows } = await acrossWorkspaces(trx).raw<{ id: string }>(
+      `WITH latest AS (
+         SELECT DISTINCT ON (g.workspace_id, g.period_type) g.id, g.workspace_id, g.period_type, g.period_end
+           FROM digests g
+          WHERE g.scheduled_mark IS NOT NULL AND g.period_end > ?::timestamptz - interval '8 days'
+          ORDER BY g.workspace_id, g.period_type, g.period_end DESC
+       ), known_zones AS (
+         SELECT lower(name) AS lower_name FROM pg_timezone_names
+       ), candidates AS (
+         SELECT l.id AS digest_id, l.workspace_id, l.period_type, u.id AS user_id, lower(u.email) AS recipient_email,
+                u.name AS recipient_name, zone.tz, u.digest_weekly_dow AS dow,
+                l.period_end AT TIME ZONE zone.tz AS local_end,
+                date_trunc('day', l.period_end AT TIME ZONE zone.tz)
+                  + make_interval(hours => u.digest_hour_local) AS local_hour
+           FROM latest l
+           JOIN workspaces w ON w.id = l.workspace_id
+           JOIN memberships m ON m.workspace_id = l.workspace_id
+           JOIN users u ON u.id = m.user_id AND u.digest_frequency = l.period_type
+           -- A zone Postgres does not know (stored before src/lib/timezones.ts checked both) would fail this statement
+           -- for every workspace: that member is scheduled in UTC instead, and no one else is affected.
+           LEFT JOIN known_zones k ON k.lower_name = lower(u.digest_timezone)
+           CROSS JOIN LATERAL (SELECT CASE WHEN k.lower_name IS NULL THEN 'UTC' ELSE u.digest_timezone END AS tz) zone
+          WHERE (l.period_type = 'weekly' OR w.plan = ANY(?::text[]))
+            AND NOT EXISTS (SELECT 1 FROM digest_deliveries x
+                             WHERE x.digest_id = l.id AND x.recipient_email = lower(u.email))
+       ), first_hour AS (
+         SELECT c.*, CASE WHEN c.local_hour >= c.local_end THEN c.local_hour
+                          ELSE c.local_hour + interval '1 day' END AS local_first
+           FROM candidates c
+       ), due AS (
+         SELECT f.*, (f.local_first + make_interval(days => CASE WHEN f.period_type = 'weekly'
+                       THEN (f.dow - (extract(isodow FROM f.local_first)::int - 1) + 7) % 7 ELSE 0 END))
+                     AT TIME ZONE f.tz AS due_at
+           FROM first_hour f
+       )
+       INSERT INTO digest_deliveries (digest_id, workspace_id, user_id, recipient_email, recipient_name, provider)
+       SELECT digest_id, workspace_id, user_id, recipient_email, recipient_name, ?
+         FROM due WHERE due_at <= ?
+        ORDER BY due_at
+        LIMIT ?
+       ON CONFLICT (digest_id, recipient_email) DO NOTHING
+       RETURNING id`,
+      [now, DAILY_DIGEST_PLANS, config.email.transport, now, MAX_DELIVERIES_PER_TICK],
+    );
+    if (rows.length === 0) return 0;
+    await jobs.sendMany(
+      QUEUES.digestDeliver,
+      rows.map((row: { id: string }) => ({ data: { delivery_id: row.id } })),
+      trx,
+    );
+    return rows.length;
+  }
 }
 
-/**
- * Step 2 on the tick: the members whose digest is due, each given a `pending` delivery and a `digest-deliver` job.
- * The due moment is computed by Postgres in the member's zone: the first `digest_hour_local`:00 at or after the
- * digest's `period_end` (weekly: moved forward to `digest_weekly_dow`, 0 = Monday), read back as UTC. Only digests
- * of the last 8 days count: a member who turns digests back on after a month is not sent a month-old one.
- */
-export async function enqueueDueDigestDeliveries(
-  trx: Knex.Transaction,
-  jobs: Jobs,
-  now: Date,
-  provider: string,
-): Promise<number> {
-  // Every workspace's due members in one statement: the tick serves all workspaces at once.
-  const { rows } = await acrossWorkspaces(trx).raw<{ id: string }>(
-    `WITH latest AS (
-       SELECT DISTINCT ON (g.workspace_id, g.period_type) g.id, g.workspace_id, g.period_type, g.period_end
-         FROM digests g
-        WHERE g.scheduled_mark IS NOT NULL AND g.period_end > ?::timestamptz - interval '8 days'
-        ORDER BY g.workspace_id, g.period_type, g.period_end DESC
-     ), candidates AS (
-       SELECT l.id AS digest_id, l.workspace_id, l.period_type, u.id AS user_id, lower(u.email) AS recipient_email,
-              u.name AS recipient_name, u.digest_timezone AS tz, u.digest_weekly_dow AS dow,
-              l.period_end AT TIME ZONE u.digest_timezone AS local_end,
-              date_trunc('day', l.period_end AT TIME ZONE u.digest_timezone)
-                + make_interval(hours => u.digest_hour_local) AS local_hour
-         FROM latest l
-         JOIN workspaces w ON w.id = l.workspace_id
-         JOIN memberships m ON m.workspace_id = l.workspace_id
-         JOIN users u ON u.id = m.user_id AND u.digest_frequency = l.period_type
-        WHERE (l.period_type = 'weekly' OR w.plan = ANY(?::text[]))
-          AND NOT EXISTS (SELECT 1 FROM digest_deliveries x
-                           WHERE x.digest_id = l.id AND x.recipient_email = lower(u.email))
-     ), first_hour AS (
-       SELECT c.*, CASE WHEN c.local_hour >= c.local_end THEN c.local_hour
-                        ELSE c.local_hour + interval '1 day' END AS local_first
-         FROM candidates c
-     ), due AS (
-       SELECT f.*, (f.local_first + make_interval(days => CASE WHEN f.period_type = 'weekly'
-                     THEN (f.dow - (extract(isodow FROM f.local_first)::int - 1) + 7) % 7 ELSE 0 END))
-                   AT TIME ZONE f.tz AS due_at
-         FROM first_hour f
-     )
-     INSERT INTO digest_deliveries (digest_id, workspace_id, user_id, recipient_email, recipient_name, provider)
-     SELECT digest_id, workspace_id, user_id, recipient_email, recipient_name, ?
-       FROM due WHERE due_at <= ?
-      ORDER BY due_at
-      LIMIT ?
-     ON CONFLICT (digest_id, recipient_email) DO NOTHING
-     RETURNING id`,
-    [now, DAILY_DIGEST_PLANS, provider, now, MAX_DELIVERIES_PER_TICK],
-  );
-  if (rows.length === 0) return 0;
-  await jobs.sendMany(
-    QUEUES.digestDeliver,
-    rows.map((row: { id: string }) => ({ data: { delivery_id: row.id } })),
-    trx,
-  );
-  return rows.length;
+/** The `digest-generate` job's rules, built from the worker's deps. */
+export class ScheduledDigests {
+  constructor(private readonly deps: Pick<DeliveryDeps, "knex" | "log" | "config">) {}
+
+  /**
+   * One digest per eligible workspace of the run's slot; re-running it generates none twice. It picks the workspaces
+   * across all of them, then generates each one's digest in that workspace's scope.
+   */
+  async generate(run: DigestRun): Promise<number> {
+    const { knex, log, config } = this.deps;
+    const workspaces: { id: string }[] = await knex("workspaces as w")
+      .whereExists(
+        acrossWorkspaces(knex)
+          .from("memberships as m")
+          .join("users as u", "u.id", "m.user_id")
+          .whereRaw("m.workspace_id = w.id")
+          .where("u.digest_frequency", run.period_type)
+          .select(knex.raw("1")),
+      )
+      .modify((q) => {
+        if (run.period_type === "daily") q.whereIn("w.plan", DAILY_DIGEST_PLANS);
+      })
+      .orderBy("w.id")
+      .select("w.id");
+    for (const workspace of workspaces) {
+      await generateDigest(new WorkspaceScope(knex, workspace.id), {
+        periodType: run.period_type,
+        periodEnd: new Date(run.scheduled_for),
+        publicBaseUrl: config.publicBaseUrl,
+        mark: run.mark,
+      });
+    }
+    log.info({ mark: run.mark, workspaces: workspaces.length }, "scheduled digests generated");
+    return workspaces.length;
+  }
 }

@@ -9,7 +9,7 @@ import type { WorkspaceScope } from "../db/tenancy.js";
 import { notFound } from "../http/errors.js";
 import type { Workspace } from "../http/handler.js";
 import { buildDigestPayload, PERIOD_HOURS, type PeriodType } from "./payload.js";
-import { deliverDigest, ensureDeliveries, workspaceMembers, type DigestSendDeps } from "./send.js";
+import { DigestRecipients, DigestSender, type DigestSendDeps } from "./send.js";
 
 export type Digest = components["schemas"]["Digest"];
 export type DigestDelivery = components["schemas"]["DigestDelivery"];
@@ -85,11 +85,15 @@ export class DigestService {
     const { scope } = this.workspace;
     const digest = await scope.from("digests").where({ id: digestId }).first("id");
     if (!digest) throw notFound("Digest");
-    const recipients = await workspaceMembers(scope);
-    const deliveryIds = await ensureDeliveries(scope, digest.id, recipients, this.deps.config.email.transport);
+    const recipients = await new DigestRecipients(scope).members();
+    const deliveryIds = await new DigestRecipients(scope).ensureDeliveries(
+      digest.id,
+      recipients,
+      this.deps.config.email.transport,
+    );
     // One after the other: a workspace has at most its plan's seats (≤ 50) members, and the transport's own
     // connection handling is what bounds the rate.
-    for (const id of deliveryIds) await deliverDigest(this.deps, id);
+    for (const id of deliveryIds) await new DigestSender(this.deps).send(id);
     return this.get(digestId);
   }
 

@@ -5,24 +5,24 @@
  * it), and nothing new is stored for it. A homepage that cannot be fetched answers 422 at `["path", "competitor_id"]`
  * with `Could not fetch <url>: <reason>`.
  */
-import { workspaceOf, type AreaHandlers } from "../http/handler.js";
+import { workspaceOf, type AreaHandlers, type RequestContext } from "../http/handler.js";
 import { DiscoveryService } from "./service.js";
+
+/** The service for a request: pages parsed in the detection pipeline's pool, fetched with the request's own client. */
+const serviceFor = (ctx: RequestContext<any>) =>
+  new DiscoveryService(workspaceOf(ctx), {
+    parser: ctx.services.detection.parser,
+    allowPrivateTargets: ctx.services.config.allowPrivateTargets,
+  });
 
 export const discoveryHandlers: AreaHandlers = {
   discoverCompetitorSources: async (ctx) => {
-    const service = new DiscoveryService(workspaceOf(ctx), ctx.services.http);
-    const created = await service.discover(ctx.path.competitor_id);
+    const created = await serviceFor(ctx).discover(ctx.path.competitor_id);
     return ctx.reply.ok(created.map((source) => source.toResponse()));
   },
 
-  profileCompetitor: async (ctx) =>
-    ctx.reply.ok(await new DiscoveryService(workspaceOf(ctx), ctx.services.http).profile(ctx.path.competitor_id)),
+  profileCompetitor: async (ctx) => ctx.reply.ok(await serviceFor(ctx).profile(ctx.path.competitor_id)),
 
   addEnrichedSources: async (ctx) =>
-    ctx.reply.ok(
-      await new DiscoveryService(workspaceOf(ctx), ctx.services.http).addEnriched(
-        ctx.path.competitor_id,
-        ctx.body.sources,
-      ),
-    ),
+    ctx.reply.ok(await serviceFor(ctx).addEnriched(ctx.path.competitor_id, ctx.body.sources)),
 };

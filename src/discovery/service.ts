@@ -4,22 +4,23 @@
  * fetch goes through the one guarded HTTP client; tenancy comes from CompetitorService and SourceService, so another
  * workspace's competitor is a 404 (docs/product-rules.md#access-and-roles).
  */
-import * as cheerio from "cheerio";
 import type { components } from "../../generated/api-types.js";
 import { CompetitorService } from "../competitors/service.js";
 import type { Competitor } from "../competitors/models.js";
 import type { Source } from "../sources/models.js";
-import { blockLines, bodyOf, collapse, loadHtml, truncate } from "../detection/extract/html.js";
-import { looksLikeFeed } from "../detection/extract/feed.js";
+import { truncate } from "../detection/extract/html.js";
+import { pageText, PageError } from "../detection/page-text.js";
+import type { ParsePool } from "../detection/parse-pool.js";
 import { ApiError, fromDatabaseError, invalid, type ValidationIssue } from "../http/errors.js";
 import type { Workspace } from "../http/handler.js";
-import { FetchError, type FetchResult, type HttpClient } from "../lib/http-client.js";
+import { FetchError, type FetchResult } from "../lib/http-client.js";
 import { normalizeUrl } from "../sources/normalize-url.js";
 import { SourceService } from "../sources/service.js";
+import { discoveryClient, FetchBudget } from "./budget.js";
 import { pickCandidates, type Candidate } from "./candidates.js";
 import { SiteScope, toSourceType, type DiscoveredType, type SourceType } from "./classify.js";
-import { readHomepage, type Homepage } from "./homepage.js";
-import { parseSitemap, type Sitemap } from "./sitemap.js";
+import type { Homepage } from "./homepage.js";
+import type { Sitemap } from "./sitemap.js";
 
 type ProfileResponse = components["schemas"]["ProfileResponse"];
 type EnrichedSource = components["schemas"]["EnrichedSource"];
@@ -35,7 +36,7 @@ const MAX_URL_LENGTH = 2048;
  */
 const SITEMAP_URL_CAP = 500;
 /** Child sitemaps read from an index: enough for the page sitemaps, bounded so one request stays short. */
-const SITEMAP_CHILDREN = 5;
+const SITEMAP_CHILDREN = 2;
 /**
  * Candidates are verified concurrently, at most 4 at a time, each with the client's normal timeouts
  * (docs/product-rules.md#discovery-and-profile).
@@ -105,17 +106,24 @@ interface Verification {
   text: string | null;
 }
 
+export interface DiscoveryDeps {
+  /** Where fetched pages are parsed: off the event loop, within the parse budget (src/detection/parse-pool.ts). */
+  parser: ParsePool;
+  /** ALLOW_PRIVATE_TARGETS, for the request's own outbound client (src/discovery/budget.ts). */
+  allowPrivateTargets: boolean;
+}
+
 export class DiscoveryService {
   constructor(
     private readonly workspace: Workspace,
-    private readonly http: HttpClient,
+    private readonly deps: DiscoveryDeps,
   ) {}
 
   /** Creates a source for each candidate whose normalized URL is not tracked yet; returns the sources created. */
   async discover(competitorId: string): Promise<Source[]> {
     const competitor = await new CompetitorService(this.workspace).get(competitorId);
     const tracked = await this.tracked(competitor.id);
-    const survey = await this.survey(competitor, tracked);
+    const survey = await this.withBudget((budget) => this.survey(competitor, tracked, budget));
     const trackedUrls = new Set(tracked.map((source) => source.normalized_url));
     const created: Source[] = [];
     for (const candidate of survey.candidates) {
@@ -130,10 +138,13 @@ export class DiscoveryService {
   async profile(competitorId: string): Promise<ProfileResponse> {
     const competitor = await new CompetitorService(this.workspace).get(competitorId);
     const tracked = await this.tracked(competitor.id);
-    const { url, page, candidates } = await this.survey(competitor, tracked);
-    const checks = await mapLimit(candidates, VERIFY_CONCURRENCY, (candidate) =>
-      this.verify(candidate.url, candidate.source_type === "pricing"),
-    );
+    const { url, page, candidates, checks } = await this.withBudget(async (budget) => {
+      const survey = await this.survey(competitor, tracked, budget);
+      const verified = await mapLimit(survey.candidates, VERIFY_CONCURRENCY, (candidate) =>
+        this.verify(candidate.url, candidate.source_type === "pricing", budget),
+      );
+      return { ...survey, checks: verified };
+    });
 
     const enriched = enrichedSources(candidates, checks);
     const recommendations = recommend(candidates, checks, tracked);
@@ -214,12 +225,22 @@ export class DiscoveryService {
     return new SourceService(this.workspace).listForCompetitor(competitorId);
   }
 
+  /** Runs one request's fetches with their own client and budget (src/discovery/budget.ts), closing the client. */
+  private async withBudget<T>(work: (budget: FetchBudget) => Promise<T>): Promise<T> {
+    const http = discoveryClient(this.deps.allowPrivateTargets);
+    try {
+      return await work(new FetchBudget(http));
+    } finally {
+      await http.close();
+    }
+  }
+
   /**
    * Fetches the homepage and sitemap.xml and picks the candidates. The homepage is the URL of the competitor's
-   * oldest `homepage` source when it has one, else `https://<domain>/`; a homepage that cannot be fetched is a 422
-   * naming the URL and the reason (the operation documents no other status for it).
+   * oldest `homepage` source when it has one, else `https://<domain>/`; a homepage that cannot be fetched or read is
+   * a 422 naming the URL and the reason (the operation documents no other status for it).
    */
-  private async survey(competitor: Competitor, tracked: Source[]): Promise<Survey> {
+  private async survey(competitor: Competitor, tracked: Source[], budget: FetchBudget): Promise<Survey> {
     const homepage =
       tracked.find((source) => source.source_type === "homepage")?.url ?? `https://${competitor.domain}/`;
     const requestedHost = new URL(homepage).hostname;
@@ -228,19 +249,11 @@ export class DiscoveryService {
     const sitemap = this.readSitemap(
       new URL("/sitemap.xml", homepage).toString(),
       new SiteScope([requestedHost, competitor.domain]),
+      budget,
     );
     // Marks it handled while the homepage is awaited (or abandoned on a 422); `await sitemap` below still throws.
     sitemap.catch(() => undefined);
-    let fetched: FetchResult;
-    try {
-      fetched = await this.http.fetchPage(homepage);
-    } catch (error) {
-      if (error instanceof FetchError) {
-        throw invalid(["path", "competitor_id"], `Could not fetch ${homepage}: ${error.message}`);
-      }
-      throw error;
-    }
-    const page = readHomepage(fetched.body, fetched.url);
+    const { fetched, page } = await this.readHomepage(homepage, budget);
     const candidates = pickCandidates({
       links: page.links,
       feeds: page.feeds,
@@ -251,9 +264,24 @@ export class DiscoveryService {
     return { url: fetched.url, page, candidates };
   }
 
+  /** The homepage, fetched and parsed; a 422 at the competitor's id when it cannot be. */
+  private async readHomepage(homepage: string, budget: FetchBudget): Promise<{ fetched: FetchResult; page: Homepage }> {
+    try {
+      // The request's first fetch: the budget always allows it.
+      const fetched = (await budget.fetchPage(homepage))!;
+      const page = await this.deps.parser.run("homepage", { body: pageText(fetched), url: fetched.url });
+      return { fetched, page };
+    } catch (error) {
+      if (error instanceof FetchError || error instanceof PageError) {
+        throw invalid(["path", "competitor_id"], `Could not fetch ${homepage}: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
   /** Page URLs of sitemap.xml, following one level of sitemap index, at most SITEMAP_URL_CAP; [] on any failure. */
-  private async readSitemap(url: string, scope: SiteScope): Promise<string[]> {
-    const root = await this.fetchSitemap(url);
+  private async readSitemap(url: string, scope: SiteScope, budget: FetchBudget): Promise<string[]> {
+    const root = await this.fetchSitemap(url, budget);
     if (!root) return [];
     if (root.kind === "urlset") return root.locs;
     const children = root.locs
@@ -263,35 +291,37 @@ export class DiscoveryService {
         return scope.includes(child.hostname) && !/\.gz$/i.test(child.pathname);
       })
       .slice(0, SITEMAP_CHILDREN);
-    const nested = await mapLimit(children, VERIFY_CONCURRENCY, (child) => this.fetchSitemap(child));
+    const nested = await mapLimit(children, VERIFY_CONCURRENCY, (child) => this.fetchSitemap(child, budget));
     return nested.flatMap((child) => (child?.kind === "urlset" ? child.locs : [])).slice(0, SITEMAP_URL_CAP);
   }
 
-  private async fetchSitemap(url: string): Promise<Sitemap | null> {
+  private async fetchSitemap(url: string, budget: FetchBudget): Promise<Sitemap | null> {
     try {
-      const result = await this.http.fetchPage(url, { accept: "application/xml,text/xml;q=0.9,*/*;q=0.5" });
-      return parseSitemap(result.body, SITEMAP_URL_CAP);
+      const result = await budget.fetchPage(url, { accept: "application/xml,text/xml;q=0.9,*/*;q=0.5" });
+      if (!result) return null;
+      return await this.deps.parser.run("sitemap", { body: pageText(result), limit: SITEMAP_URL_CAP });
     } catch (error) {
-      if (error instanceof FetchError) return null;
+      if (error instanceof FetchError || error instanceof PageError) return null;
       throw error;
     }
   }
 
-  /** Whether the candidate answers a successful fetch, with its title (and its text when `withText`). */
-  private async verify(url: string, withText: boolean): Promise<Verification> {
+  /**
+   * Whether the candidate answers a successful fetch, with its title (and its text when `withText`). A page too large,
+   * not text or too complex to read still answered: it is verified, without a title. One the request's budget left
+   * no room for is not verified.
+   */
+  private async verify(url: string, withText: boolean, budget: FetchBudget): Promise<Verification> {
+    const answered = { verified: true, title: null, text: null };
     try {
-      const result = await this.http.fetchPage(url);
-      if (looksLikeFeed(result.body, result.contentType, "http")) {
-        const $ = cheerio.load(result.body, { xml: true });
-        const title = collapse($("channel > title, feed > title").first().text()) || null;
-        return { verified: true, title, text: withText ? title : null };
-      }
-      const $ = loadHtml(result.body);
-      const title = collapse($("title").first().text()) || null;
-      const text = withText ? blockLines(bodyOf($).get(0) ?? $.root().get(0)!).join("\n") : null;
-      return { verified: true, title, text };
+      const result = await budget.fetchPage(url);
+      if (!result) return { verified: false, title: null, text: null };
+      const body = pageText(result);
+      const summary = await this.deps.parser.run("summary", { body, contentType: result.contentType, withText });
+      return { verified: true, ...summary };
     } catch (error) {
-      if (error instanceof FetchError) return { verified: false, title: null, text: null };
+      if (error instanceof FetchError) return error.kind === "too_large" ? answered : { ...answered, verified: false };
+      if (error instanceof PageError) return answered;
       throw error;
     }
   }

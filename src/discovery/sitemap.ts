@@ -1,9 +1,9 @@
 /**
  * sitemap.xml (sitemaps.org 0.9): a `<urlset>` of page URLs, or a `<sitemapindex>` of further sitemaps. Parsed with
- * cheerio's XML mode; element names are compared without a namespace prefix, so `<sm:urlset>` reads the same.
+ * cheerio's XML mode, nesting limited (loadXml); element names are compared without a namespace prefix, so
+ * `<sm:urlset>` reads the same.
  */
-import * as cheerio from "cheerio";
-import { collapse, isElement, textContent, type Element } from "../detection/extract/html.js";
+import { collapse, isElement, loadXml, textContent, type Element } from "../detection/extract/html.js";
 
 export interface Sitemap {
   kind: "urlset" | "index";
@@ -15,7 +15,7 @@ const localName = (el: Element): string => el.name.toLowerCase().replace(/^.*:/,
 
 /** The sitemap in `body`, or null when it is not one (a site answering every path with its HTML app shell). */
 export function parseSitemap(body: string, limit: number): Sitemap | null {
-  const $ = cheerio.load(body, { xml: true });
+  const $ = loadXml(body);
   const root = $.root()
     .children()
     .toArray()

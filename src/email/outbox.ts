@@ -1,7 +1,7 @@
 /**
  * Outgoing email is queued, never sent inline: `enqueueEmail` stores the message in `outgoing_emails` and queues an
  * `email-send` job naming the row, in one transaction (the caller's, when given, so the mail goes only if what caused
- * it commits). The worker sends it through the configured transport (src/email/jobs.ts).
+ * it commits). The worker sends it through the configured transport (src/email/send.ts).
  */
 import type { Knex } from "knex";
 import type { Jobs } from "../jobs/boss.js";

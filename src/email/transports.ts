@@ -9,6 +9,7 @@ import nodemailer from "nodemailer";
 import type { Logger } from "pino";
 import { request } from "undici";
 import type { Config } from "../config.js";
+import { QUEUES } from "../jobs/queues.js";
 
 export interface EmailMessage {
   to: string;
@@ -16,6 +17,12 @@ export interface EmailMessage {
   text: string;
   html?: string;
   headers?: Record<string, string>;
+  /**
+   * Stable for one message, whatever the number of attempts (derived from its row's id: the outgoing email, the digest
+   * delivery), so a provider recognises a retry of a message it already took: SMTP sends it as the Message-ID, Resend
+   * as the Idempotency-Key header, and the `log` transport writes the message once.
+   */
+  idempotencyKey?: string;
 }
 
 export interface SentEmail {
@@ -28,6 +35,33 @@ export interface EmailTransport {
   close(): Promise<void>;
 }
 
+/**
+ * The longest one hand-over to a transport may take: half the `email-send` job's expiry (src/jobs/queues.ts), so a
+ * slow mail server fails the attempt, which is retried later, rather than outliving its job, which pg-boss would then
+ * start a second time while the first still runs. The `digest-deliver` job's expiry is longer still.
+ */
+export const EMAIL_SEND_DEADLINE_MS = (QUEUES.emailSend.options.expireInSeconds! * 1000) / 2;
+
+/**
+ * nodemailer's own phase timeouts, each a share of the deadline (its defaults are minutes: two to connect, ten of
+ * silence); a server slow in every phase is still cut at the deadline by `withinDeadline`.
+ */
+export const SMTP_TIMEOUTS = {
+  dnsTimeout: EMAIL_SEND_DEADLINE_MS / 6,
+  connectionTimeout: EMAIL_SEND_DEADLINE_MS / 3,
+  greetingTimeout: EMAIL_SEND_DEADLINE_MS / 3,
+  socketTimeout: EMAIL_SEND_DEADLINE_MS / 2,
+} as const;
+
+/** Resend's HTTP phases; the whole request is aborted at the deadline. */
+const HTTP_PHASE_TIMEOUT_MS = EMAIL_SEND_DEADLINE_MS / 2;
+
+/** The Message-ID of a message with an idempotency key: `<key@domain of the sender>`. */
+export function messageIdFor(idempotencyKey: string, from: string): string {
+  const domain = /@([^\s<>@]+)>?\s*$/.exec(from)?.[1] ?? "rivalscope.invalid";
+  return `<${idempotencyKey}@${domain}>`;
+}
+
 class LogTransport implements EmailTransport {
   constructor(
     private readonly knex: Knex,
@@ -35,7 +69,11 @@ class LogTransport implements EmailTransport {
   ) {}
 
   async send(message: EmailMessage): Promise<SentEmail> {
-    const messageId = `log-${randomUUID()}`;
+    const messageId = `log-${message.idempotencyKey ?? randomUUID()}`;
+    // A repeated key is a message already written: like a provider, take it again without a second copy.
+    if (message.idempotencyKey && (await this.knex("email_outbox").where({ message_id: messageId }).first("id"))) {
+      return { messageId };
+    }
     await this.knex("email_outbox").insert({
       message_id: messageId,
       to_address: message.to,
@@ -58,11 +96,19 @@ class SmtpTransport implements EmailTransport {
     url: string,
     private readonly from: string,
   ) {
-    this.transporter = nodemailer.createTransport(url);
+    this.transporter = nodemailer.createTransport(withSmtpTimeouts(url));
   }
 
   async send(message: EmailMessage): Promise<SentEmail> {
-    const info = await this.transporter.sendMail({ from: this.from, ...message });
+    const { idempotencyKey, ...mail } = message;
+    const sending = this.transporter.sendMail({
+      from: this.from,
+      ...mail,
+      ...(idempotencyKey ? { messageId: messageIdFor(idempotencyKey, this.from) } : {}),
+    });
+    // nodemailer cannot abort one message: past the deadline it is abandoned, not stopped, and the server may still
+    // take it. The retry then carries the same Message-ID, so the repeat is recognisable.
+    const info = await withinDeadline(sending, "the SMTP server");
     return { messageId: String(info.messageId) };
   }
 
@@ -75,12 +121,20 @@ class ResendTransport implements EmailTransport {
   constructor(private readonly config: Config["email"]) {}
 
   async send(message: EmailMessage): Promise<SentEmail> {
+    const { idempotencyKey, ...mail } = message;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.config.resendApiKey}`,
+      "content-type": "application/json",
+    };
+    if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
+    const deadline = AbortSignal.timeout(EMAIL_SEND_DEADLINE_MS);
     const response = await request(`${this.config.resendApiBase}/emails`, {
       method: "POST",
-      headers: { authorization: `Bearer ${this.config.resendApiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ from: this.config.from, ...message }),
-      headersTimeout: 15_000,
-      bodyTimeout: 15_000,
+      headers,
+      body: JSON.stringify({ from: this.config.from, ...mail }),
+      headersTimeout: HTTP_PHASE_TIMEOUT_MS,
+      bodyTimeout: HTTP_PHASE_TIMEOUT_MS,
+      signal: deadline,
     });
     const text = await response.body.text();
     if (response.statusCode >= 300)
@@ -91,6 +145,29 @@ class ResendTransport implements EmailTransport {
   }
 
   async close(): Promise<void> {}
+}
+
+/** The SMTP URL with SMTP_TIMEOUTS as its options (nodemailer reads a connection URL's query as options). */
+function withSmtpTimeouts(url: string): string {
+  const parsed = new URL(url);
+  for (const [name, value] of Object.entries(SMTP_TIMEOUTS)) parsed.searchParams.set(name, String(value));
+  return parsed.href;
+}
+
+/** `sending`, or a rejection once EMAIL_SEND_DEADLINE_MS has passed. */
+async function withinDeadline<T>(sending: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not take the message within ${EMAIL_SEND_DEADLINE_MS / 1000} s`)),
+      EMAIL_SEND_DEADLINE_MS,
+    );
+  });
+  try {
+    return await Promise.race([sending, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export function createEmailTransport(config: Config, knex: Knex, log: Logger): EmailTransport {

@@ -118,5 +118,13 @@ export function fromDatabaseError(error: unknown): ApiError | null {
   const constraint = (error as { constraint?: string } | null)?.constraint ?? "";
   if (code === "23505") return conflict(`Already exists (${constraint.replace(/_/g, " ")})`);
   if (code === "23503") return notFound("Referenced resource");
+  // Class 22 (data exception: a date or number out of range, bad text encoding) and 54000 (a value too large for an
+  // index) are caused by a value the request carried that validation let through: the client's error, not ours.
+  // Validation should catch each such value by name first (src/http/formats.ts); this is the net under it.
+  if (code?.startsWith("22") || code === "54000") {
+    return new ApiError(422, [
+      { loc: ["request"], msg: "A value in the request cannot be stored", type: "value_error" },
+    ]);
+  }
   return null;
 }

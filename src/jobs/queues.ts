@@ -35,7 +35,11 @@ export type FetchTrigger = "schedule" | "run-now";
 export const DEAD_LETTER_QUEUE = "dead-letter";
 
 export const QUEUES = {
-  /** One outgoing email (password resets, invitations); the transport is chosen by EMAIL_TRANSPORT. */
+  /**
+   * One outgoing email (password resets, invitations); the transport is chosen by EMAIL_TRANSPORT. Every transport's
+   * hand-over is cut at half this expiry (EMAIL_SEND_DEADLINE_MS in src/email/transports.ts is derived from it), so a
+   * slow mail server fails an attempt rather than outliving its job and being sent a second time alongside it.
+   */
   emailSend: queue<{ email_id: string }>({
     name: "email-send",
     options: { retryLimit: 8, retryDelay: 15, retryBackoff: true, expireInSeconds: 60, deadLetter: DEAD_LETTER_QUEUE },

@@ -3,23 +3,27 @@
  * periodic work here; each task is idempotent, since a tick may see the same moment twice.
  */
 import type { Config } from "../config.js";
-import { enqueueDueCrmRollups } from "../crm/rollup.js";
-import { enqueueDigestRuns, enqueueDueDigestDeliveries } from "../digests/schedule.js";
+import { CrmRollupSchedule } from "../crm/rollup.js";
+import { DigestSchedule } from "../digests/schedule.js";
 import { pruneSentEmails } from "../email/outbox.js";
+import { pruneExpiredBuckets } from "../lib/rate-limit.js";
 import { pruneWebhookReceipts } from "../lib/standard-webhooks.js";
+import { pruneExpiredSnapshots } from "../sources/retention.js";
 import type { Jobs } from "./boss.js";
 import type { SchedulerTask } from "./scheduler.js";
 
 export function scheduledTasks(deps: { config: Readonly<Config>; jobs: Jobs }): SchedulerTask[] {
   return [
-    { name: "digest-runs", run: (trx, now) => enqueueDigestRuns(trx, deps.jobs, now) },
+    { name: "digest-runs", run: (trx, now) => new DigestSchedule({ ...deps, trx }).enqueueRuns(now) },
     {
       name: "digest-deliveries",
-      run: (trx, now) => enqueueDueDigestDeliveries(trx, deps.jobs, now, deps.config.email.transport),
+      run: (trx, now) => new DigestSchedule({ ...deps, trx }).enqueueDueDeliveries(now),
     },
     // Yesterday's (UTC) rollup engagement per CRM connection, queued once per connection and day.
-    { name: "crm-rollups", run: (trx, now) => enqueueDueCrmRollups({ knex: trx, jobs: deps.jobs }, now) },
+    { name: "crm-rollups", run: (trx, now) => new CrmRollupSchedule({ knex: trx, jobs: deps.jobs }).enqueueDue(now) },
     { name: "webhook-receipts-prune", run: (trx) => pruneWebhookReceipts(trx) },
     { name: "sent-emails-prune", run: (trx) => pruneSentEmails(trx) },
+    { name: "rate-limit-buckets-prune", run: (trx) => pruneExpiredBuckets(trx) },
+    { name: "snapshots-prune", run: (trx) => pruneExpiredSnapshots(trx) },
   ];
 }

@@ -7,6 +7,9 @@ export interface RateLimitRule {
   windowSeconds: number;
 }
 
+/** Expired buckets deleted per scheduler tick at most, so one tick after a long pause stays short. */
+const PRUNE_BATCH = 10_000;
+
 /**
  * Fixed-window counters in Postgres, shared by every API process. `hit` counts one attempt and reports whether the
  * caller is over the limit; `peek` only reads (to refuse before doing expensive work such as a password hash).
@@ -23,15 +26,19 @@ export class RateLimiter {
   /** Counts an attempt; returns seconds to wait when this attempt went over the limit, otherwise `null`. */
   async hit(rule: RateLimitRule): Promise<number | null> {
     // One statement: start a new window when the old one has passed, otherwise increment (atomic across processes).
+    // `expires_at` is when the window ends, for pruneExpiredBuckets.
     const { rows } = await this.knex.raw(
-      `INSERT INTO rate_limit_buckets (key, window_started_at, count) VALUES (?, now(), 1)
+      `INSERT INTO rate_limit_buckets (key, window_started_at, count, expires_at)
+       VALUES (:key, now(), 1, now() + make_interval(secs => :window))
        ON CONFLICT (key) DO UPDATE SET
-         window_started_at = CASE WHEN rate_limit_buckets.window_started_at < now() - make_interval(secs => ?)
+         window_started_at = CASE WHEN rate_limit_buckets.window_started_at < now() - make_interval(secs => :window)
                                   THEN now() ELSE rate_limit_buckets.window_started_at END,
-         count = CASE WHEN rate_limit_buckets.window_started_at < now() - make_interval(secs => ?)
-                      THEN 1 ELSE rate_limit_buckets.count + 1 END
+         count = CASE WHEN rate_limit_buckets.window_started_at < now() - make_interval(secs => :window)
+                      THEN 1 ELSE rate_limit_buckets.count + 1 END,
+         expires_at = CASE WHEN rate_limit_buckets.window_started_at < now() - make_interval(secs => :window)
+                           THEN now() + make_interval(secs => :window) ELSE rate_limit_buckets.expires_at END
        RETURNING window_started_at, count`,
-      [rule.key, rule.windowSeconds, rule.windowSeconds],
+      { key: rule.key, window: rule.windowSeconds },
     );
     const row = rows[0] as { window_started_at: Date; count: number };
     return row.count > rule.limit ? this.secondsLeft(rule, row.window_started_at) : null;
@@ -50,4 +57,23 @@ export class RateLimiter {
   private secondsLeft(rule: RateLimitRule, windowStartedAt: Date): number {
     return Math.ceil((windowStartedAt.getTime() + rule.windowSeconds * 1000 - Date.now()) / 1000);
   }
+}
+
+/**
+ * Deletes buckets whose window has ended (a scheduler task): one is worth nothing once its window has passed (the
+ * next hit starts a new one), and every client address and email ever seen would otherwise keep a row. Rows another
+ * transaction holds are left for the next tick rather than waited for.
+ */
+export async function pruneExpiredBuckets(db: Knex | Knex.Transaction): Promise<number> {
+  return db("rate_limit_buckets")
+    .whereIn(
+      "key",
+      db("rate_limit_buckets")
+        .where("expires_at", "<", db.fn.now())
+        .limit(PRUNE_BATCH)
+        .forUpdate()
+        .skipLocked()
+        .select("key"),
+    )
+    .delete();
 }

@@ -5,7 +5,7 @@
 import type { components } from "../../generated/api-types.js";
 import { forbidden, invalid, unauthorized } from "../http/errors.js";
 import type { Workspace } from "../http/handler.js";
-import { isIanaTimezone } from "../lib/timezones.js";
+import { isKnownTimezone } from "../lib/timezones.js";
 import { limitsOf } from "../workspaces/plans.js";
 
 export type UserPreferences = components["schemas"]["UserPreferences"];
@@ -34,7 +34,7 @@ export class PreferenceService {
     const patch: Partial<UserPreferences> = {};
     if (input.digest_timezone != null) {
       // Stored as given, as sign-up does: the name is valid for both Intl and Postgres, whatever its letter case.
-      if (!isIanaTimezone(input.digest_timezone)) {
+      if (!(await isKnownTimezone(this.workspace.scope.db, input.digest_timezone))) {
         throw invalid(["body", "digest_timezone"], `Unknown IANA time zone '${input.digest_timezone}'`);
       }
       patch.digest_timezone = input.digest_timezone;

@@ -5,6 +5,7 @@
 import type { components } from "../../generated/api-types.js";
 import { CompetitorService } from "../competitors/service.js";
 import { conflict, forbidden, notFound } from "../http/errors.js";
+import type { WorkspaceScope } from "../db/tenancy.js";
 import type { Workspace } from "../http/handler.js";
 import type { Schemas } from "../http/schemas.js";
 import type { Jobs } from "../jobs/boss.js";
@@ -18,6 +19,13 @@ type SourceUpdate = components["schemas"]["SourceUpdate"];
 
 /** Fetching more often than this needs the `realtime` plan flag. */
 const REALTIME_BELOW_MINUTES = 360;
+
+/**
+ * Sources one competitor may track (docs/product-rules.md#competitors-and-sources). It bounds the competitor's
+ * unpaginated source list and the fetching one tenant can cause: a workspace tracks at most its plan's `competitors`
+ * limit times this many URLs.
+ */
+export const MAX_SOURCES_PER_COMPETITOR = 50;
 
 export class SourceService {
   constructor(private readonly workspace: Workspace) {}
@@ -45,15 +53,22 @@ export class SourceService {
     this.assertFrequencyAllowed(frequency);
     const normalized = normalizeUrl(input.url);
     await this.assertNotTracked(competitor.id, normalized);
-    return this.workspace.scope.query(Source).insertAndFetch({
-      competitor_id: competitor.id,
-      workspace_id: this.workspace.caller.workspaceId,
-      url: input.url.trim(),
-      normalized_url: normalized,
-      source_type: input.source_type,
-      fetch_method: input.fetch_method ?? "http",
-      fetch_frequency_minutes: frequency,
-      is_active: true,
+    return this.workspace.scope.transaction(async (scope) => {
+      if ((await sourceRoom(scope, competitor.id)) === 0) {
+        throw forbidden(
+          `A competitor tracks at most ${MAX_SOURCES_PER_COMPETITOR} sources; delete one before adding another`,
+        );
+      }
+      return scope.query(Source).insertAndFetch({
+        competitor_id: competitor.id,
+        workspace_id: this.workspace.caller.workspaceId,
+        url: input.url.trim(),
+        normalized_url: normalized,
+        source_type: input.source_type,
+        fetch_method: input.fetch_method ?? "http",
+        fetch_frequency_minutes: frequency,
+        is_active: true,
+      });
     });
   }
 
@@ -121,4 +136,17 @@ export class SourceService {
       .first();
     if (existing) throw conflict(`This competitor already tracks ${normalizedUrl} (source ${existing.id})`);
   }
+}
+
+/**
+ * How many more sources the competitor may track. Locks the competitor's row until the caller's transaction ends, so
+ * concurrent additions (a create racing a discovery) cannot together pass the limit.
+ */
+export async function sourceRoom(scope: WorkspaceScope, competitorId: string): Promise<number> {
+  await scope.from("competitors").where({ id: competitorId }).forUpdate().first("id");
+  const row = await scope
+    .from("sources")
+    .where({ competitor_id: competitorId })
+    .count<{ count: string }[]>("* as count");
+  return Math.max(0, MAX_SOURCES_PER_COMPETITOR - Number(row[0]?.count ?? 0));
 }

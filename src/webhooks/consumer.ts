@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { WorkspaceScope } from "../db/tenancy.js";
-import type { EventChannel } from "../delivery/types.js";
+import type { DeliveryDeps, DeliverySetup, EventChannel, EventToDeliver } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { subscriptionTakes } from "./policy.js";
 
@@ -13,12 +13,18 @@ import { subscriptionTakes } from "./policy.js";
  * Idempotent: a delivery is unique per (subscription, event) and inserted ON CONFLICT DO NOTHING, and its job is queued
  * only by the insert that created it, so a retried `event-created` job queues nothing twice.
  */
-export const webhookChannel: EventChannel = {
-  name: "webhooks",
-  requires: "api_access",
-  wants: (setup) => setup.webhooks,
-  consume: async (deps, event) => {
-    await deps.knex.transaction(async (trx) => {
+export class WebhookChannel implements EventChannel {
+  readonly name = "webhooks";
+  readonly requires = "api_access";
+
+  constructor(private readonly deps: DeliveryDeps) {}
+
+  wants(setup: DeliverySetup): boolean {
+    return setup.webhooks;
+  }
+
+  async consume(event: EventToDeliver): Promise<void> {
+    await this.deps.knex.transaction(async (trx) => {
       const scope = new WorkspaceScope(trx, event.workspace_id);
       const subscriptions = await scope
         .from("webhook_subscriptions")
@@ -38,8 +44,8 @@ export const webhookChannel: EventChannel = {
           .ignore()
           .returning("id");
         if (!delivery) continue;
-        await deps.jobs.send(QUEUES.webhookDeliver, { delivery_id: delivery.id }, { id: jobId }, trx);
+        await this.deps.jobs.send(QUEUES.webhookDeliver, { delivery_id: delivery.id }, { id: jobId }, trx);
       }
     });
-  },
-};
+  }
+}

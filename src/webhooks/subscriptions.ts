@@ -6,6 +6,7 @@
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
 import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
+import { secretBoxOf } from "../lib/secret-box.js";
 import { assertTargetAllowed, type Resolver } from "../lib/ssrf-guard.js";
 import { limitsOf, type PlanName } from "../workspaces/plans.js";
 import {
@@ -48,7 +49,7 @@ export interface SubscriptionInput {
 
 export interface SubscriptionDeps {
   knex: Knex;
-  config: Pick<Config, "allowPrivateTargets">;
+  config: Pick<Config, "allowPrivateTargets" | "secretsKey">;
   /** DNS for the SSRF check; the system resolver unless a test gives another. */
   resolve?: Resolver;
 }
@@ -101,7 +102,9 @@ export async function upsertSubscription(
     }
   }
 
-  const secret = generateSigningSecret();
+  // Stored sealed (src/lib/secret-box.ts); the operator is shown the plaintext once, in this command's output.
+  const box = secretBoxOf(deps.config);
+  const secret = box.seal(generateSigningSecret());
   const changes: Record<string, unknown> = { url: url.href, updated_at: deps.knex.fn.now() };
   if (minSeverity !== undefined) changes.min_severity = minSeverity;
   if (eventTypes !== undefined) changes.event_types = eventTypes === null ? null : JSON.stringify(eventTypes);
@@ -119,7 +122,7 @@ export async function upsertSubscription(
     .onConflict(["workspace_id", "environment"])
     .merge(changes)
     .returning([...COLUMNS]);
-  return row as WebhookSubscription;
+  return { ...(row as WebhookSubscription), signing_secret: box.open(row.signing_secret as string) };
 }
 
 /**
@@ -127,7 +130,7 @@ export async function upsertSubscription(
  * subscription if there is one: the replaced subscription is deleted with its delivery history, in one transaction.
  */
 export async function promoteSubscription(
-  knex: Knex,
+  { knex, config }: { knex: Knex; config: Pick<Config, "secretsKey"> },
   subscriptionId: string,
 ): Promise<WebhookSubscription & { replaced_subscription_id: string | null }> {
   if (!UUID.test(subscriptionId)) throw new WebhookSubscriptionError(`not a subscription id: ${subscriptionId}`);
@@ -153,7 +156,11 @@ export async function promoteSubscription(
       .where({ id: subscriptionId })
       .update({ environment: "production", updated_at: trx.fn.now() })
       .returning([...COLUMNS]);
-    return { ...(row as WebhookSubscription), replaced_subscription_id: (replaced?.id as string | undefined) ?? null };
+    return {
+      ...(row as WebhookSubscription),
+      signing_secret: secretBoxOf(config).open(row.signing_secret as string),
+      replaced_subscription_id: (replaced?.id as string | undefined) ?? null,
+    };
   });
 }
 

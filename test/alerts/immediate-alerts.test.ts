@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumeEvent } from "../../src/delivery/consumers.js";
+import { EventFanOut } from "../../src/delivery/consumers.js";
 import { runAdminCommand } from "../../src/cli/admin.js";
 import { DEAD_LETTER_QUEUE, QUEUES } from "../../src/jobs/queues.js";
 import { suppress } from "../../src/suppressions/service.js";
@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 const knex = () => app.service.services.knex;
-const consume = (eventId: string) => consumeEvent(app.service.services, eventId);
+const consume = (eventId: string) => new EventFanOut(app.service.services).deliver(eventId);
 
 interface Team {
   owner: TestMember;

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isSealed, secretBoxOf } from "../../src/lib/secret-box.js";
 import { validateSlackWebhookUrl } from "../../src/alerts/slack.js";
 import { runAdminCommand } from "../../src/cli/admin.js";
 import type { ResolvedAddress } from "../../src/lib/ssrf-guard.js";
@@ -17,9 +18,16 @@ beforeAll(async () => {
 afterAll(async () => app?.stop());
 
 const admin = (...argv: string[]) => runAdminCommand(argv, app.service.services);
-const stored = async (workspaceId: string) =>
-  (await app.service.services.knex("workspaces").where({ id: workspaceId }).first("slack_webhook_url"))
-    .slack_webhook_url;
+/** The stored URL: sealed at rest (src/lib/secret-box.ts), so the column never holds it in plaintext. */
+const stored = async (workspaceId: string) => {
+  const { slack_webhook_url: sealed } = await app.service.services
+    .knex("workspaces")
+    .where({ id: workspaceId })
+    .first("slack_webhook_url");
+  if (sealed === null) return null;
+  expect(isSealed(sealed)).toBe(true);
+  return secretBoxOf(app.config).open(sealed);
+};
 
 describe("npm run admin -- slack-connect", () => {
   it("stores the workspace's incoming-webhook URL and prints it", async () => {

@@ -6,7 +6,7 @@
  * searched for them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { enqueueDueCrmRollups } from "../../src/crm/rollup.js";
+import { CrmRollupSchedule } from "../../src/crm/rollup.js";
 import type { DeliveryDeps } from "../../src/delivery/types.js";
 import { QUEUES } from "../../src/jobs/queues.js";
 import type { RecordedRequest } from "../fakes/crm-server.js";
@@ -117,7 +117,7 @@ describe("CRM write-back allowlist", () => {
       30_000,
       "every sync done",
     );
-    expect(await enqueueDueCrmRollups(deps, new Date())).toBe(2);
+    expect(await new CrmRollupSchedule(deps).enqueueDue(new Date())).toBe(2);
     await waitFor(
       async () => {
         const runs = await app.service.services

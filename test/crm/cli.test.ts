@@ -303,7 +303,7 @@ describe("crm-connect", () => {
   it("refuses a private base URL unless ALLOW_PRIVATE_TARGETS is set, through the SSRF guard", async () => {
     const setup = await workspaceWithCompetitor(app);
     const input = { workspaceId: setup.owner.workspaceId, provider: "hubspot", token: "pat-na1-0000" };
-    const guarded = { knex: app.service.services.knex, config: { allowPrivateTargets: false } };
+    const guarded = { knex: app.service.services.knex, config: { ...app.config, allowPrivateTargets: false } };
     await expect(connectCrm(guarded, { ...input, baseUrl: "http://127.0.0.1:9" })).rejects.toThrow(
       "--base-url must be an https:// URL",
     );

@@ -4,9 +4,9 @@
  * pg-boss's backoff is observable within a test.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumeEvent } from "../../src/delivery/consumers.js";
-import { enqueueDueCrmRollups, runCrmRollup } from "../../src/crm/rollup.js";
-import { runCrmSync } from "../../src/crm/sync.js";
+import { EventFanOut } from "../../src/delivery/consumers.js";
+import { CrmRollup, CrmRollupSchedule } from "../../src/crm/rollup.js";
+import { CrmSync } from "../../src/crm/sync.js";
 import type { DeliveryDeps } from "../../src/delivery/types.js";
 import { FakeHubSpot } from "../fakes/hubspot.js";
 import { createCompetitor, createCrmSync } from "../setup/factories.js";
@@ -60,7 +60,7 @@ describe("HubSpot write-back", () => {
       detected_at: new Date("2026-11-20T23:30:00.000Z"),
     });
 
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const requests = hs.requests.filter(
@@ -133,7 +133,7 @@ describe("HubSpot write-back", () => {
     const event = await newEvent(app, setup);
     hs.pageSize = 1;
     try {
-      await consumeEvent(deps, event.id);
+      await new EventFanOut(deps).deliver(event.id);
       await settled(app, connection.id, event.id, "done");
     } finally {
       hs.pageSize = 100;
@@ -172,7 +172,7 @@ describe("HubSpot write-back", () => {
     const event = await newEvent(app, setup);
     hs.pageSize = 2;
     try {
-      await consumeEvent(deps, event.id);
+      await new EventFanOut(deps).deliver(event.id);
       await settled(app, connection.id, event.id, "done");
     } finally {
       hs.pageSize = 100;
@@ -193,7 +193,7 @@ describe("HubSpot write-back", () => {
     const connection = await connect(app, setup, "hubspot", hs, { [setup.competitor.id]: { account_ids: [company] } });
     const medium = await newEvent(app, setup, { severity: "medium" });
     const high = await newEvent(app, setup, { severity: "high" });
-    for (const event of [medium, high]) await consumeEvent(deps, event.id);
+    for (const event of [medium, high]) await new EventFanOut(deps).deliver(event.id);
 
     // The default threshold is high.
     expect(await syncOf(app, connection.id, medium.id)).toBeUndefined();
@@ -209,7 +209,7 @@ describe("HubSpot write-back", () => {
     const connection = await connect(app, setup, "hubspot", hs, { [setup.competitor.id]: { account_ids: [company] } });
     await admin(app, "set-plan", setup.owner.workspaceId, "free");
     const event = await newEvent(app, setup);
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
 
     expect(await syncOf(app, connection.id, event.id)).toBeUndefined();
     expect(dealSearchesFor(company)).toEqual([]);
@@ -222,10 +222,10 @@ describe("HubSpot write-back", () => {
     const connection = await connect(app, setup, "hubspot", hs, { [setup.competitor.id]: { account_ids: [company] } });
     const event = await newEvent(app, setup);
 
-    await Promise.all([consumeEvent(deps, event.id), consumeEvent(deps, event.id)]);
+    await Promise.all([new EventFanOut(deps).deliver(event.id), new EventFanOut(deps).deliver(event.id)]);
     const sync = await settled(app, connection.id, event.id, "done");
-    await consumeEvent(deps, event.id);
-    expect(await runCrmSync(deps, sync.id)).toBe("skipped");
+    await new EventFanOut(deps).deliver(event.id);
+    expect(await new CrmSync(deps).run(sync.id)).toBe("skipped");
 
     expect(await knex()("crm_syncs").where({ event_id: event.id }).select("id")).toHaveLength(1);
     expect(dealSearchesFor(company)).toHaveLength(1);
@@ -246,7 +246,7 @@ describe("HubSpot write-back", () => {
       mapping,
     );
     const event = await newEvent(app, setup);
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
 
     const reason =
       "HubSpot rejected the token (401 INVALID_AUTHENTICATION: Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview)";
@@ -257,7 +257,7 @@ describe("HubSpot write-back", () => {
     // A sync queued before the 401 (inserted here as the consumer did) stops without calling HubSpot.
     const second = await newEvent(app, setup, { title: "Acme dropped the Team plan" });
     const queued = await createCrmSync(app, { connectionId: connection.id, eventId: second.id });
-    expect(await runCrmSync(deps, queued.id)).toBe("stopped");
+    expect(await new CrmSync(deps).run(queued.id)).toBe("stopped");
     expect(await knex()("crm_syncs").where({ id: queued.id }).first()).toMatchObject({
       status: "stopped",
       last_error: `HubSpot connection is errored: ${reason}`,
@@ -305,7 +305,7 @@ describe("HubSpot write-back", () => {
       },
     );
 
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const firstNotes = hs
@@ -348,7 +348,7 @@ describe("HubSpot write-back", () => {
     hs.dealProperties.add("competitor_move_date");
     const event = await newEvent(app, setup);
 
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const writes = await writesOf(app, sync.id);
@@ -395,12 +395,12 @@ describe("HubSpot write-back", () => {
     });
 
     const now = new Date("2026-02-02T06:00:00Z");
-    expect(await enqueueDueCrmRollups(deps, now)).toBeGreaterThanOrEqual(1);
-    expect(await enqueueDueCrmRollups(deps, now)).toBe(0);
+    expect(await new CrmRollupSchedule(deps).enqueueDue(now)).toBeGreaterThanOrEqual(1);
+    expect(await new CrmRollupSchedule(deps).enqueueDue(now)).toBe(0);
     const run = await knex()("crm_rollup_runs").where({ connection_id: connection.id }).first("id");
-    await Promise.all([runCrmRollup(deps, run.id), runCrmRollup(deps, run.id)]);
+    await Promise.all([new CrmRollup(deps).run(run.id), new CrmRollup(deps).run(run.id)]);
     await waitFor(async () => (await knex()("crm_rollup_runs").where({ id: run.id }).first()).status === "done");
-    await runCrmRollup(deps, run.id);
+    await new CrmRollup(deps).run(run.id);
 
     const rollups = hs
       .requestsTo({ method: "POST", path: NOTES })

@@ -4,9 +4,9 @@
  * pg-boss's backoff is observable within a test.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumeEvent } from "../../src/delivery/consumers.js";
-import { enqueueDueCrmRollups, runCrmRollup } from "../../src/crm/rollup.js";
-import { runCrmSync } from "../../src/crm/sync.js";
+import { EventFanOut } from "../../src/delivery/consumers.js";
+import { CrmRollup, CrmRollupSchedule } from "../../src/crm/rollup.js";
+import { CrmSync } from "../../src/crm/sync.js";
 import type { DeliveryDeps } from "../../src/delivery/types.js";
 import { FakeSalesforce } from "../fakes/salesforce.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
@@ -64,7 +64,7 @@ describe("Salesforce write-back", () => {
       detected_at: new Date("2026-11-20T23:30:00.000Z"),
     });
 
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const requests = about([account, open, closed]);
@@ -130,7 +130,7 @@ describe("Salesforce write-back", () => {
     const event = await newEvent(app, setup);
     sf.pageSize = 1;
     try {
-      await consumeEvent(deps, event.id);
+      await new EventFanOut(deps).deliver(event.id);
       await settled(app, connection.id, event.id, "done");
     } finally {
       sf.pageSize = 2000;
@@ -158,7 +158,7 @@ describe("Salesforce write-back", () => {
     const connection = await connect(app, setup, "salesforce", sf, { [setup.competitor.id]: { view_id: view } });
     const event = await newEvent(app, setup);
 
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const [listView] = sf.requestsTo({ path: `${API}/sobjects/Account/listviews/${view}/results` });
@@ -181,7 +181,7 @@ describe("Salesforce write-back", () => {
     const low = await newEvent(app, setup, { severity: "low" });
     const medium = await newEvent(app, setup, { severity: "medium" });
     const critical = await newEvent(app, setup, { severity: "critical" });
-    for (const event of [low, medium, critical]) await consumeEvent(deps, event.id);
+    for (const event of [low, medium, critical]) await new EventFanOut(deps).deliver(event.id);
 
     expect(await syncOf(app, connection.id, low.id)).toBeUndefined();
     await settled(app, connection.id, medium.id, "done");
@@ -204,7 +204,7 @@ describe("Salesforce write-back", () => {
     });
     await admin(app, "set-plan", setup.owner.workspaceId, "starter");
     const event = await newEvent(app, setup);
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
 
     expect(await syncOf(app, connection.id, event.id)).toBeUndefined();
     expect(about([account])).toEqual([]);
@@ -219,10 +219,10 @@ describe("Salesforce write-back", () => {
     });
     const event = await newEvent(app, setup);
 
-    await Promise.all([consumeEvent(deps, event.id), consumeEvent(deps, event.id)]);
+    await Promise.all([new EventFanOut(deps).deliver(event.id), new EventFanOut(deps).deliver(event.id)]);
     const sync = await settled(app, connection.id, event.id, "done");
-    await consumeEvent(deps, event.id);
-    expect(await runCrmSync(deps, sync.id)).toBe("skipped");
+    await new EventFanOut(deps).deliver(event.id);
+    expect(await new CrmSync(deps).run(sync.id)).toBe("skipped");
 
     expect(await knex()("crm_syncs").where({ event_id: event.id }).select("id")).toHaveLength(1);
     expect(about([account, opportunity]).map((r) => r.method)).toEqual(["GET", "PATCH", "POST"]);
@@ -242,7 +242,7 @@ describe("Salesforce write-back", () => {
     );
     const event = await newEvent(app, setup);
 
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
     const sync = await settled(app, connection.id, event.id, "stopped");
     const reason = "Salesforce rejected the token (401 INVALID_SESSION_ID: Session expired or invalid)";
     expect(sync.last_error).toBe(reason);
@@ -255,7 +255,7 @@ describe("Salesforce write-back", () => {
 
     // An errored connection takes no new syncs: no request reaches Salesforce.
     const later = await newEvent(app, setup);
-    await consumeEvent(deps, later.id);
+    await new EventFanOut(deps).deliver(later.id);
     expect(await syncOf(app, connection.id, later.id)).toBeUndefined();
     expect(about([account])).toHaveLength(1);
 
@@ -263,7 +263,7 @@ describe("Salesforce write-back", () => {
     const fixed = await connect(app, setup, "salesforce", sf, mapping);
     expect(fixed).toMatchObject({ id: connection.id, status: "active", last_error: null, errored_at: null });
     const next = await newEvent(app, setup);
-    await consumeEvent(deps, next.id);
+    await new EventFanOut(deps).deliver(next.id);
     await settled(app, connection.id, next.id, "done");
   });
 
@@ -285,7 +285,7 @@ describe("Salesforce write-back", () => {
       { status: 500, body: [{ message: "An unexpected error occurred.", errorCode: "UNKNOWN_EXCEPTION" }] },
     );
 
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const firstPatches = sf.requestsTo({ method: "PATCH", path: `${API}/sobjects/Opportunity/${first}` });
@@ -315,7 +315,7 @@ describe("Salesforce write-back", () => {
     );
     const event = await newEvent(app, setup);
 
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
     const sync = await settled(app, connection.id, event.id, "done");
 
     const failure = `Salesforce refused PATCH ${API}/sobjects/Opportunity/${b}: 404 NOT_FOUND: The requested resource does not exist`;
@@ -371,13 +371,13 @@ describe("Salesforce write-back", () => {
     });
 
     const now = new Date("2026-03-15T00:01:00Z");
-    expect(await enqueueDueCrmRollups(deps, now)).toBeGreaterThanOrEqual(1);
-    expect(await enqueueDueCrmRollups(deps, now)).toBe(0);
+    expect(await new CrmRollupSchedule(deps).enqueueDue(now)).toBeGreaterThanOrEqual(1);
+    expect(await new CrmRollupSchedule(deps).enqueueDue(now)).toBe(0);
     const run = await knex()("crm_rollup_runs").where({ connection_id: connection.id }).first("id");
     // The worker runs the queued job too: three runs race for the same (connection, day).
-    await Promise.all([runCrmRollup(deps, run.id), runCrmRollup(deps, run.id)]);
+    await Promise.all([new CrmRollup(deps).run(run.id), new CrmRollup(deps).run(run.id)]);
     await waitFor(async () => (await knex()("crm_rollup_runs").where({ id: run.id }).first()).status === "done");
-    await runCrmRollup(deps, run.id);
+    await new CrmRollup(deps).run(run.id);
 
     const tasks = sf
       .requestsTo({ method: "POST", path: `${API}/sobjects/Task` })

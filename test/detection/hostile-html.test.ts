@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { limitNesting } from "../../src/detection/extract/html.js";
+import { canonicalText } from "../../src/detection/diff.js";
+import { bodyOf, limitNesting, loadHtml } from "../../src/detection/extract/html.js";
 import { extract } from "../../src/detection/extract/index.js";
+import { jobsFromList } from "../../src/detection/extract/jobs.js";
+import { pricingFromCards, pricingFromTokens } from "../../src/detection/extract/pricing.js";
 
 describe("hostile HTML", () => {
   // Each unclosed `<div` used to scan the rest of the body for its `>`: 40 KB took about a second, 1 MB would take
@@ -19,5 +22,84 @@ describe("hostile HTML", () => {
     const cut = limitNesting(deep, 100);
     expect(cut).toBe("<div>".repeat(100));
     expect(limitNesting('<p title="a<b">x</p>', 100)).toBe('<p title="a<b">x</p>');
+  });
+});
+
+/**
+ * Shapes that made one step of extraction quadratic (docs/product-rules.md#extraction). Each finishes in a second or
+ * two; before its fix each ran past the test's timeout (the comment above each gives the time measured then).
+ */
+describe("hostile shapes, in linear time", () => {
+  const page = (body: string) => `<html><head><title>t</title></head><body>${body}</body></html>`;
+  const extractPage = (body: string, fetchMethod: "http" | "rss" = "http") =>
+    extract(body, { url: "https://acme.com/", contentType: null, fetchMethod });
+
+  // Any end tag lowered the count while parse5 ignores an end tag with nothing to close: 20,000 levels took 24 s.
+  it("does not let stray end tags hide nesting from the limit", () => {
+    const body = page("<div></span>".repeat(40_000));
+    expect(limitNesting(body).length).toBeLessThan(10_000);
+    expect(extractPage(body).text).toBe("");
+  });
+
+  it("skips comments and script text when counting nesting, as the parser does", () => {
+    expect(limitNesting(`<!-- <div> --!>${"<div>".repeat(200)}`, 100)).toBe(`<!-- <div> --!>${"<div>".repeat(100)}`);
+    expect(limitNesting(`<!-->${"<div>".repeat(200)}`, 100)).toBe(`<!-->${"<div>".repeat(100)}`);
+    const comments = `${"<!-- c -->".repeat(100_000)}${"<!--".repeat(100_000)}`;
+    expect(limitNesting(comments)).toBe(comments);
+    // 3,000 `<div>` inside a script string are not elements: the page after the script is kept.
+    const scripted = page(`<script>var t = "${"<div>".repeat(3000)}";</script><p>After the script</p>`);
+    expect(extractPage(scripted).text).toBe("After the script");
+  });
+
+  // htmlparser2 keeps its open elements with Array#unshift: 50,000 nested items took 16 s.
+  it("limits the nesting of feeds too", () => {
+    const feed = `<rss><channel>${"<item><title>t</title>".repeat(100_000)}${"</item>".repeat(100_000)}</channel></rss>`;
+    expect(extractPage(feed, "rss").items.map((item) => item.title)).toEqual(["t"]);
+  });
+
+  // cheerio's remove() splices each node out of its parent's children: 100k scripts took 38 s.
+  it("removes 100k sibling scripts in one pass", () => {
+    expect(extractPage(page(`<h1>Pricing</h1>${"<script>var a;</script>".repeat(100_000)}<p>after</p>`)).text).toBe(
+      "Pricing\nafter",
+    );
+  });
+
+  // Every card was checked against every other for nesting: 20,000 cards took 34 s.
+  it("reads 20,000 plan cards", () => {
+    const $ = loadHtml(
+      page(`<div>${'<div class="plan"><h3>Pro</h3><p class="price">$49/mo</p></div>'.repeat(20_000)}</div>`),
+    );
+    expect(pricingFromCards(bodyOf($).get(0)!)).toHaveLength(20_000);
+  });
+
+  // Each heading's price was checked against every changelog entry: 30,000 took 36 s.
+  it("reads loose prices next to 30,000 changelog entries", () => {
+    const $ = loadHtml(page("<article><h3>Pro</h3><p>$49 per month</p></article>".repeat(30_000)));
+    expect(pricingFromTokens(bodyOf($).get(0)!, $("article").toArray())).toEqual([]);
+  });
+
+  // Each list item under "Open positions" was looked up in the list of those found: 30,000 took 45 s.
+  it("reads 30,000 list items under an 'Open positions' heading", () => {
+    const $ = loadHtml(
+      page(`<h2>Open positions</h2><ul>${'<li><a href="/jobs/x">Engineer</a></li>'.repeat(30_000)}</ul>`),
+    );
+    expect(jobsFromList(bodyOf($).get(0)!, "https://acme.com/")).toHaveLength(500);
+  });
+
+  // Each nested entry's summary masked the whole text below it: 300 levels around 300 KB took 41 s.
+  it("summarises entries nested 300 deep around 300 KB of text", () => {
+    const body = page(`${"<article><h2>Entry 2026-01-02</h2>".repeat(300)}<p>${"word ".repeat(60_000)}</p>`);
+    expect(extractPage(body).text.length).toBeGreaterThan(300_000);
+  });
+
+  // A row's cells were joined at every level of nesting: 400 tables around 500 KB took 23 s.
+  it("reads text inside tables nested 400 deep", () => {
+    const body = page(`${"<table><tr><td>".repeat(400)}${"word ".repeat(200_000)}${"</td></tr></table>".repeat(400)}`);
+    expect(extractPage(body).text.length).toBeGreaterThan(999_000);
+  });
+
+  // A placeholder pattern scanned from every `‹` to the end of the line: 100,000 of them took 78 s.
+  it("canonicalises a line of 100,000 '‹' for the diff", () => {
+    expect(canonicalText("‹".repeat(100_000))).toHaveLength(100_000);
   });
 });

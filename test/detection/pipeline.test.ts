@@ -3,6 +3,7 @@
  * not produced) are asserted through the public API.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXTRACTOR_VERSION } from "../../src/detection/types.js";
 import { FixtureSite } from "../fakes/fixture-site.js";
 import { createCompetitor, createWorkspace, type TestMember } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
@@ -233,6 +234,29 @@ describe("re-analysis", () => {
       .expect(200);
     expect(rebuilt.body.events_generated).toBe(4);
     expect(await events(t.member)).toHaveLength(4);
+  });
+
+  it("re-extracts only each source's latest 10 snapshots in one request", async () => {
+    const t = await track("pricing", "pricing-v1.html");
+    await fetchNow(t.sourceId);
+    const knex = app.service.services.knex;
+    const first = await knex("snapshots").where({ source_id: t.sourceId }).first();
+    // Eleven more snapshots of the same page, a minute apart, all made by an older extractor.
+    const { id: _id, ...row } = first;
+    await knex("snapshots").insert(
+      Array.from({ length: 11 }, (_, i) => ({
+        ...row,
+        content_hash: `older-${i}`,
+        fetched_at: new Date(first.fetched_at.getTime() + (i + 1) * 60_000),
+      })),
+    );
+    await knex("snapshots").where({ source_id: t.sourceId }).update({ extractor_version: 0 });
+    await app.http.post(`/insights/reanalyze/${t.competitorId}`).set("Authorization", t.member.bearer).expect(200);
+    const versions = await knex("snapshots")
+      .where({ source_id: t.sourceId })
+      .orderBy("fetched_at")
+      .pluck("extractor_version");
+    expect(versions).toEqual([0, 0, ...Array(10).fill(EXTRACTOR_VERSION)]);
   });
 
   it("answers with an error for a competitor without snapshots, and 404 for another workspace's", async () => {

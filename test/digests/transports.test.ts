@@ -6,7 +6,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumeEvent } from "../../src/delivery/consumers.js";
+import { EventFanOut } from "../../src/delivery/consumers.js";
 import { mailHeader, mailPart, SmtpSink } from "../fakes/smtp-sink.js";
 import { addMember, createCompetitor, createEvent, createWorkspace } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
@@ -124,7 +124,7 @@ describe("immediate alert emails over SMTP", () => {
       .send({ frequency: "immediate", severity_threshold: "low" })
       .expect(201);
     const event = await createEvent(smtpApp, owner, { competitorId: acme.id, severity: "high" });
-    await consumeEvent(smtpApp.service.services, event.id);
+    await new EventFanOut(smtpApp.service.services).deliver(event.id);
 
     const rows = () =>
       smtpApp.service.services.knex("alert_deliveries").where({ event_id: event.id, channel: "email" });

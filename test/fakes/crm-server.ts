@@ -93,6 +93,14 @@ export abstract class FakeCrmServer {
 
   /** Answers the next `times` requests matching `match` with `reply`, before (and instead of) the normal answer. */
   fail(match: RequestMatch, reply: VendorReply, times = 1): this {
+    return this.answer(match, reply, times);
+  }
+
+  /**
+   * Like `fail`, for a scripted answer that is not a failure (a misbehaving vendor's 200); `times` may be Infinity, for
+   * a vendor that answers so for ever.
+   */
+  answer(match: RequestMatch, reply: VendorReply, times = 1): this {
     this.scripted.push({ match, reply, remaining: times });
     return this;
   }

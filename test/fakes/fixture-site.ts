@@ -13,6 +13,8 @@ const fixturesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 
 export interface Page {
   body?: string;
+  /** Raw bytes to answer with instead of `body` (an image, a PDF, bytes in no text encoding). */
+  bytes?: Buffer;
   status?: number;
   contentType?: string;
   headers?: Record<string, string>;
@@ -48,7 +50,7 @@ export class FixtureSite {
           res.writeHead(page.status ?? 302, { location: page.redirect }).end();
           return;
         }
-        const body = page.body ?? "";
+        const body = page.bytes ?? page.body ?? "";
         const headers: Record<string, string> = {
           "content-type": page.contentType ?? "text/html; charset=utf-8",
           ...page.headers,

@@ -134,6 +134,24 @@ describe("preferences", () => {
     expect((await read(member).expect(200)).body).toMatchObject({ digest_timezone: "UTC", digest_hour_local: 8 });
   });
 
+  it("answers 422 for zones Node accepts but Postgres does not (Java-style aliases), at sign-up and here", async () => {
+    const member = await createWorkspace(app);
+    for (const alias of ["AET", "CTT", "SystemV/AST4"]) {
+      // The premise: Node alone would have let these through.
+      expect(() => new Intl.DateTimeFormat("en-US", { timeZone: alias })).not.toThrow();
+      expect(locs(await update(member, { digest_timezone: alias }).expect(422))).toEqual(["body.digest_timezone"]);
+    }
+    const signUp = await app.http
+      .post("/auth/signup")
+      .send({ email: "tz-alias@example.com", name: "Ada", password: "a long password", digest_timezone: "CTT" })
+      .expect(422);
+    expect(locs(signUp)).toEqual(["body.digest_timezone"]);
+    // Names both know still pass, whatever their letter case and whether canonical or a legacy link.
+    for (const zone of ["US/Eastern", "Asia/Calcutta", "europe/paris"]) {
+      await update(member, { digest_timezone: zone }).expect(200);
+    }
+  });
+
   it("answers 403 for daily digests on the free plan, and changes nothing", async () => {
     const member = await createWorkspace(app, { plan: "free" });
     const res = await update(member, { digest_frequency: "daily", digest_hour_local: 6 }).expect(403);

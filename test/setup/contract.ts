@@ -4,11 +4,11 @@
  * must answer the JSON error envelope. Bodies are checked strictly: an object may carry only the properties its schema
  * declares (see sealObjectSchemas), so an internal column that leaks into a response fails the test that sees it.
  */
-import addFormats from "ajv-formats";
 import type { Ajv } from "ajv";
 import { OpenAPIBackend } from "openapi-backend";
 import type supertest from "supertest";
 import { openApiDocument } from "../../src/contract.js";
+import { addContractFormats } from "../../src/http/formats.js";
 import { PENDING } from "../../src/handlers.js";
 import type { OperationId } from "../../src/http/handler.js";
 
@@ -27,10 +27,7 @@ export async function loadContract(): Promise<void> {
     // (test/contract/operations.test.ts, Spectral in `npm run lint:spec`).
     quick: true,
     ajvOpts: { allErrors: true, strict: false },
-    customizeAjv: (ajv: Ajv) => {
-      addFormats.default(ajv);
-      return ajv;
-    },
+    customizeAjv: (ajv: Ajv) => addContractFormats(ajv),
   });
   await api.init();
   backend = api;

@@ -22,6 +22,7 @@ import { EXTRACTOR_VERSION, type Extraction, type SnapshotDiff } from "../../src
 import { generateDigest } from "../../src/digests/service.js";
 import { normalizeUrl } from "../../src/sources/normalize-url.js";
 import { normalizeEmail } from "../../src/suppressions/service.js";
+import { secretBoxOf } from "../../src/lib/secret-box.js";
 import { generateSigningSecret } from "../../src/webhooks/signature.js";
 import type { MemberRole } from "../../src/workspaces/models.js";
 import type { PlanName } from "../../src/workspaces/plans.js";
@@ -496,17 +497,19 @@ export async function createWebhookSubscription(
     event_types?: string[] | null;
   } = {},
 ): Promise<WebhookSubscriptionRow> {
+  const secret = fields.signing_secret ?? generateSigningSecret();
   const [row] = await knexOf(app)("webhook_subscriptions")
     .insert({
       workspace_id: member.workspaceId,
       environment: fields.environment ?? "production",
       url: fields.url ?? "https://93.184.215.14/hooks/rivalscope",
-      signing_secret: fields.signing_secret ?? generateSigningSecret(),
+      signing_secret: secretBoxOf(app.config).seal(secret),
       min_severity: fields.min_severity ?? "low",
       event_types: fields.event_types ? JSON.stringify(fields.event_types) : null,
     })
-    .returning(["id", "url", "environment", "signing_secret"]);
-  return row;
+    .returning(["id", "url", "environment"]);
+  // The plaintext, as the operator is shown it (the row holds it sealed).
+  return { ...row, signing_secret: secret };
 }
 
 /** A delivery of an event to a subscription, as the webhook consumer records it before its job runs. */
@@ -563,7 +566,7 @@ export async function createCrmConnection(
       workspace_id: member.workspaceId,
       provider,
       base_url: fields.base_url ?? "https://93.184.215.14",
-      token: fields.token ?? `tok-${randomBytes(8).toString("hex")}`,
+      token: secretBoxOf(app.config).seal(fields.token ?? `tok-${randomBytes(8).toString("hex")}`),
       severity_threshold: fields.severity_threshold ?? "high",
       field_names: JSON.stringify(DEFAULT_FIELD_NAMES[provider]),
       mapping: JSON.stringify(fields.mapping ?? {}),

@@ -9,9 +9,9 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdminCommand } from "../../src/cli/admin.js";
 import type { DeliveryDeps } from "../../src/delivery/types.js";
-import { consumeEvent } from "../../src/delivery/consumers.js";
+import { EventFanOut } from "../../src/delivery/consumers.js";
 import { QUEUES } from "../../src/jobs/queues.js";
-import { deliverWebhook, type WebhookPayload } from "../../src/webhooks/deliver.js";
+import { WebhookDelivery, type WebhookPayload } from "../../src/webhooks/deliver.js";
 import type { WebhookSubscription } from "../../src/webhooks/subscriptions.js";
 import { WebhookReceiver, type ReceivedRequest } from "../fakes/webhook-receiver.js";
 import {
@@ -129,7 +129,7 @@ describe("delivery", () => {
       confidence_score: 0.85,
       detected_at: detectedAt,
     });
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
 
     const delivery = await settled(setup.subscription.id, event.id, "delivered");
     const requests = receiver.requestsTo(setup.path);
@@ -178,7 +178,7 @@ describe("delivery", () => {
     const setup = await subscribed();
     receiver.otherwise(setup.path, { status: 410 });
     const event = await newEvent(setup);
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
 
     const delivery = await settled(setup.subscription.id, event.id, "failed");
     expect(delivery).toMatchObject({ attempts: 1, last_status: 410, last_error: "HTTP 410", next_attempt_at: null });
@@ -192,7 +192,7 @@ describe("delivery", () => {
     const setup = await subscribed();
     receiver.script(setup.path, { status: 429, headers: { "retry-after": "2" } });
     const event = await newEvent(setup);
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
 
     await settled(setup.subscription.id, event.id, "delivered");
     const [first, second] = receiver.requestsTo(setup.path) as [ReceivedRequest, ReceivedRequest];
@@ -204,7 +204,7 @@ describe("delivery", () => {
     const setup = await subscribed();
     receiver.script(setup.path, "drop");
     const event = await newEvent(setup);
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
 
     const delivery = await settled(setup.subscription.id, event.id, "delivered");
     const attempts = await attemptsOf(delivery.id);
@@ -219,7 +219,7 @@ describe("delivery", () => {
     const member = await addMember(app, setup.owner.workspaceId, { role: "member" });
     receiver.otherwise(setup.path, { status: 503 });
     const event = await newEvent(setup, { title: "Acme removed its Free plan" });
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
 
     const delivery = await settled(setup.subscription.id, event.id, "dead", 20_000);
     const requests = receiver.requestsTo(setup.path);
@@ -261,7 +261,7 @@ describe("which events are delivered", () => {
       highHiring: await newEvent(setup, { severity: "high", event_type: "hiring_change" }),
       criticalProduct: await newEvent(setup, { severity: "critical", event_type: "product_change" }),
     };
-    for (const event of Object.values(events)) await consumeEvent(deps, event.id);
+    for (const event of Object.values(events)) await new EventFanOut(deps).deliver(event.id);
 
     const deliveries = await knex()("webhook_deliveries").where({ subscription_id: setup.subscription.id });
     expect(deliveries.map((d) => d.event_id).sort()).toEqual(
@@ -289,7 +289,7 @@ describe("which events are delivered", () => {
       "staging",
     )) as WebhookSubscription;
     const event = await newEvent(setup);
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
 
     await settled(setup.subscription.id, event.id, "delivered");
     await settled(staging.id, event.id, "delivered");
@@ -309,7 +309,7 @@ describe("which events are delivered", () => {
     const setup = await subscribed();
     await admin("set-plan", setup.owner.workspaceId, "starter");
     const event = await newEvent(setup, { severity: "critical" });
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
 
     // No delivery row, so no job can ever send one.
     expect(await knex()("webhook_deliveries").where({ event_id: event.id })).toEqual([]);
@@ -324,7 +324,7 @@ describe("which events are delivered", () => {
     await jobs.send(QUEUES.eventCreated, { event_id: event.id });
     await jobs.send(QUEUES.eventCreated, { event_id: event.id });
     await settled(setup.subscription.id, event.id, "delivered");
-    await consumeEvent(deps, event.id);
+    await new EventFanOut(deps).deliver(event.id);
     // Both event-created jobs have run, and so has every attempt they could have caused.
     await queueSettled(knex(), QUEUES.eventCreated, { event_id: event.id });
     const deliveries = await knex()("webhook_deliveries").where({ event_id: event.id });
@@ -350,16 +350,16 @@ describe("the delivery job", () => {
   it("does nothing when run by a job that does not hold the delivery (a stale or duplicate job)", async () => {
     const setup = await subscribed();
     const delivery = await heldDelivery(setup);
-    expect(await deliverWebhook(deps, delivery.id, randomUUID())).toBe("skipped");
+    expect(await new WebhookDelivery(deps).attempt(delivery.id, randomUUID())).toBe("skipped");
     expect(receiver.requestsTo(setup.path)).toEqual([]);
-    expect(await deliverWebhook(deps, randomUUID(), randomUUID())).toBe("skipped");
+    expect(await new WebhookDelivery(deps).attempt(randomUUID(), randomUUID())).toBe("skipped");
   });
 
   it("never sends a delivered delivery again, even when its job is run once more (a retried job)", async () => {
     const setup = await subscribed();
     const delivery = await heldDelivery(setup);
-    expect(await deliverWebhook(deps, delivery.id, delivery.jobId)).toBe("delivered");
-    expect(await deliverWebhook(deps, delivery.id, delivery.jobId)).toBe("skipped");
+    expect(await new WebhookDelivery(deps).attempt(delivery.id, delivery.jobId)).toBe("delivered");
+    expect(await new WebhookDelivery(deps).attempt(delivery.id, delivery.jobId)).toBe("skipped");
     expect(receiver.requestsTo(setup.path)).toHaveLength(1);
     expect(await attemptsOf(delivery.id)).toHaveLength(1);
   });
@@ -368,7 +368,7 @@ describe("the delivery job", () => {
     const setup = await subscribed();
     const delivery = await heldDelivery(setup);
     await admin("set-plan", setup.owner.workspaceId, "free");
-    expect(await deliverWebhook(deps, delivery.id, delivery.jobId)).toBe("failed");
+    expect(await new WebhookDelivery(deps).attempt(delivery.id, delivery.jobId)).toBe("failed");
     expect(await knex()("webhook_deliveries").where({ id: delivery.id }).first()).toMatchObject({
       status: "failed",
       attempts: 0,
@@ -381,12 +381,12 @@ describe("the delivery job", () => {
     const setup = await subscribed();
     receiver.script(setup.path, { status: 502 });
     const delivery = await heldDelivery(setup);
-    expect(await deliverWebhook(deps, delivery.id, delivery.jobId)).toBe("retry_scheduled");
+    expect(await new WebhookDelivery(deps).attempt(delivery.id, delivery.jobId)).toBe("retry_scheduled");
     const row = await knex()("webhook_deliveries").where({ id: delivery.id }).first();
     expect(row.job_id).not.toBe(delivery.jobId);
     expect(row.next_attempt_at.getTime()).toBeGreaterThan(row.last_attempt_at.getTime() + 999);
     // The original job re-run (pg-boss retrying it after a crash that followed the commit) does nothing.
-    expect(await deliverWebhook(deps, delivery.id, delivery.jobId)).toBe("skipped");
+    expect(await new WebhookDelivery(deps).attempt(delivery.id, delivery.jobId)).toBe("skipped");
     const queued = await app.service.services.jobs.boss.getJobById("webhook-deliver", row.job_id);
     expect(queued?.data).toEqual({ delivery_id: delivery.id });
     await waitFor(

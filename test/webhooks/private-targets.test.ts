@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdminCommand } from "../../src/cli/admin.js";
-import { consumeEvent } from "../../src/delivery/consumers.js";
+import { EventFanOut } from "../../src/delivery/consumers.js";
 import { QUEUES } from "../../src/jobs/queues.js";
 import { WebhookReceiver } from "../fakes/webhook-receiver.js";
 import { createCompetitor, createEvent, createWebhookSubscription, createWorkspace } from "../setup/factories.js";
@@ -70,7 +70,7 @@ describe("private targets (ALLOW_PRIVATE_TARGETS=0)", () => {
       signing_secret: "whsec_dGVzdA==",
     });
     const event = await createEvent(app, owner, { competitorId: competitor.id });
-    await consumeEvent({ knex, config, jobs, http, log }, event.id);
+    await new EventFanOut({ knex, config, jobs, http, log }).deliver(event.id);
 
     const delivery = await waitFor(async () => {
       const row = await knex("webhook_deliveries")

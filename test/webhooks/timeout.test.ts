@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdminCommand } from "../../src/cli/admin.js";
-import { consumeEvent } from "../../src/delivery/consumers.js";
+import { EventFanOut } from "../../src/delivery/consumers.js";
 import type { WebhookSubscription } from "../../src/webhooks/subscriptions.js";
 import { WebhookReceiver } from "../fakes/webhook-receiver.js";
 import { createCompetitor, createEvent, createWorkspace } from "../setup/factories.js";
@@ -35,7 +35,7 @@ describe("timeouts", () => {
     )) as WebhookSubscription;
     receiver.script("/slow", { status: 200, delayMs: 10_500 });
     const event = await createEvent(app, owner, { competitorId: competitor.id });
-    await consumeEvent({ knex, config, jobs, http, log }, event.id);
+    await new EventFanOut({ knex, config, jobs, http, log }).deliver(event.id);
 
     const delivery = await waitFor(async () => {
       const row = await knex("webhook_deliveries")

@@ -1,11 +1,21 @@
 /**
- * RSS 2.0, RSS 1.0 (RDF) and Atom feeds, parsed with cheerio's XML mode (htmlparser2): each item or entry is a
- * ContentItem; the channel's title and description are the narrative; the text is the item titles, one per line.
+ * RSS 2.0, RSS 1.0 (RDF) and Atom feeds, parsed with cheerio's XML mode (htmlparser2, nesting limited as pages are):
+ * each item or entry is a ContentItem; the channel's title and description are the narrative; the text is the item
+ * titles, one per line.
  */
-import * as cheerio from "cheerio";
 import type { ContentItem, Extraction } from "../types.js";
 import { EXTRACTOR_VERSION } from "../types.js";
-import { absoluteUrl, blockLines, collapse, isElement, textContent, truncate, type Element } from "./html.js";
+import {
+  absoluteUrl,
+  blockLines,
+  collapse,
+  isElement,
+  loadHtml,
+  loadXml,
+  textContent,
+  truncate,
+  type Element,
+} from "./html.js";
 import { toIsoTimestamp } from "./dates.js";
 import { maskVolatile } from "./mask.js";
 
@@ -54,10 +64,10 @@ function childText(el: Element, ...names: string[]): string | null {
   return null;
 }
 
-/** Feed descriptions are escaped HTML: parse them as HTML and keep the text. */
+/** Feed descriptions are escaped HTML: parse them as HTML (nesting limited, as for pages) and keep the text. */
 function htmlToText(html: string): string {
   if (!/[<&]/.test(html)) return collapse(html);
-  return collapse(blockLines(cheerio.load(html).root().get(0)!).join(" "));
+  return collapse(blockLines(loadHtml(html).root().get(0)!).join(" "));
 }
 
 function linkOf(entry: Element, baseUrl: string): string | null {
@@ -91,7 +101,7 @@ function itemOf(entry: Element, baseUrl: string): ContentItem | null {
 
 /** The feed's Extraction, or null when the body is not a feed after all (an HTML page behind an RSS source). */
 export function extractFeed(body: string, baseUrl: string): Extraction | null {
-  const $ = cheerio.load(body, { xml: true });
+  const $ = loadXml(body);
   const root = $("rss, feed, rdf\\:RDF, RDF").first().get(0) ?? null;
   if (!root) return null;
   const channel = $(root).children("channel").first().get(0) ?? root;

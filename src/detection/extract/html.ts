@@ -5,11 +5,16 @@
 import * as cheerio from "cheerio";
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { AnyNode, Element, Text } from "domhandler";
+import { ElementIndex, removeNodes } from "./tree.js";
 
 export type { AnyNode, Element };
 
-/** Deeper than any real page; parse5's cost grows with depth squared, so a hostile page could stall a worker. */
-const MAX_NESTING = 2000;
+/**
+ * Deeper than any real page, and the depth browsers let their HTML parsers build. parse5 checks the stack of open
+ * elements on most start tags, so its cost is the number of tags times the depth: at 2,000 levels, 200k headings
+ * inside the deepest level took half a minute.
+ */
+const MAX_NESTING = 512;
 const VOID_TAGS = new Set([
   "area",
   "base",
@@ -43,21 +48,90 @@ const VOID_TAGS = new Set([
   "rp",
 ]);
 
+/** Elements whose content parse5 reads as text, not tags (outside SVG and MathML, where they are ordinary). */
+const RAW_TEXT_TAGS = new Set(["script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes"]);
+const RAW_TEXT_END = new Map([...RAW_TEXT_TAGS].map((name) => [name, new RegExp(`</${name}`, "gi")]));
+const NO_TAGS = new Set<string>();
+const COMMENT_END_HTML = /--!?>/g;
+const COMMENT_END_XML = /-->/g;
+/** One tag at a given position; its attributes stop at the next `<` as well as at `>` (see limitNesting). */
+const TAG_AT = /<(\/?)([a-zA-Z][\w:-]*)[^<>]*?(\/?)>/y;
+
 /**
- * Cuts the body where its (approximate) tag nesting passes MAX_NESTING. Optional-close tags count as void. A tag's
- * attributes stop at the next `<` as well as at `>`: otherwise every unclosed `<div` scanned the rest of the body,
- * quadratic in its size (200 KB of them took 9 s). An attribute value holding `<` is rare and only miscounts depth.
+ * Cuts the body where its (approximate) tag nesting passes `maxDepth`, in one pass. It follows the parsers: an end
+ * tag closes the innermost open element of its name and those above it, and is ignored when none is open (a count
+ * that any end tag lowered let `<div></span>` repeated build 20,000 levels); comments, CDATA sections (XML) and the
+ * text of script, style and the like are skipped, not read as tags. A tag's attributes stop at the next `<` as well
+ * as at `>`: otherwise every unclosed `<div` scanned the rest of the body, quadratic in its size (200 KB of them took
+ * 9 s). An attribute value holding `<` is rare and only miscounts depth. In HTML, optional-close tags count as void;
+ * XML names are compared case-sensitively, as htmlparser2 reads them.
  */
-export function limitNesting(body: string, maxDepth = MAX_NESTING): string {
-  let depth = 0;
-  const tag = /<(\/?)([a-zA-Z][\w:-]*)[^<>]*?(\/?)>/g;
-  for (let m = tag.exec(body); m; m = tag.exec(body)) {
-    const name = m[2]!.toLowerCase();
-    if (m[1]) depth = Math.max(0, depth - 1);
-    else if (!m[3] && !VOID_TAGS.has(name)) depth += 1;
-    if (depth > maxDepth) return body.slice(0, m.index);
+export function limitNesting(body: string, maxDepth = MAX_NESTING, mode: "html" | "xml" = "html"): string {
+  const html = mode === "html";
+  const voids = html ? VOID_TAGS : NO_TAGS;
+  const open: string[] = [];
+  const openCount = new Map<string, number>();
+  const pop = (to: number): void => {
+    for (const name of open.splice(to)) openCount.set(name, openCount.get(name)! - 1);
+  };
+  for (let at = body.indexOf("<"); at !== -1;) {
+    const skipTo = skipped(body, at, html);
+    if (skipTo !== null) {
+      if (skipTo === -1) return body;
+      at = body.indexOf("<", skipTo);
+      continue;
+    }
+    TAG_AT.lastIndex = at;
+    const tag = TAG_AT.exec(body);
+    if (!tag) {
+      at = body.indexOf("<", at + 1);
+      continue;
+    }
+    let next = TAG_AT.lastIndex;
+    const name = html ? tag[2]!.toLowerCase() : tag[2]!;
+    if (tag[1]) {
+      if (openCount.get(name)) pop(open.lastIndexOf(name));
+    } else if (!tag[3] && !voids.has(name)) {
+      open.push(name);
+      openCount.set(name, (openCount.get(name) ?? 0) + 1);
+      if (open.length > maxDepth) return body.slice(0, at);
+      const foreign = (openCount.get("svg") ?? 0) + (openCount.get("math") ?? 0) > 0;
+      if (html && RAW_TEXT_TAGS.has(name) && !foreign) {
+        const close = RAW_TEXT_END.get(name)!;
+        close.lastIndex = next;
+        if (!close.exec(body)) return body;
+        next = close.lastIndex - name.length - 2;
+      }
+    }
+    at = body.indexOf("<", next);
   }
   return body;
+}
+
+/**
+ * Where a comment (or, in XML, a CDATA section) starting at `at` ends: null when none starts there, -1 when it runs
+ * to the end of the body. An HTML comment also ends at `--!>`, and `<!-->` and `<!--->` are whole comments.
+ */
+function skipped(body: string, at: number, html: boolean): number | null {
+  if (body.startsWith("<!--", at)) {
+    if (html && body.startsWith("<!-->", at)) return at + 5;
+    if (html && body.startsWith("<!--->", at)) return at + 6;
+    // One search for whichever end comes first: a second search for the other would scan to the end of the body
+    // for every comment.
+    const end = html ? COMMENT_END_HTML : COMMENT_END_XML;
+    end.lastIndex = at + 4;
+    return end.exec(body) ? end.lastIndex : -1;
+  }
+  if (!html && body.startsWith("<![CDATA[", at)) {
+    const end = body.indexOf("]]>", at + 9);
+    return end === -1 ? -1 : end + 3;
+  }
+  return null;
+}
+
+/** Parses an XML body (a feed, a sitemap) with its nesting cut, as pages are (limitNesting). */
+export function loadXml(body: string): CheerioAPI {
+  return cheerio.load(limitNesting(body, MAX_NESTING, "xml"), { xml: true });
 }
 
 export function loadHtml(body: string): CheerioAPI {
@@ -172,28 +246,48 @@ const BLOCK_TAGS = new Set([
 const SKIPPED_TAGS = new Set(["script", "style", "noscript", "template", "svg", "iframe", "object", "embed", "head"]);
 
 const END = Symbol("end-of-block");
+/** A table cell starts: its lines are collected apart, to become one cell of its row. */
+const CELL_START = Symbol("cell-start");
+const CELL_END = Symbol("cell-end");
+const ROW_END = Symbol("row-end");
+type Marker = typeof END | typeof CELL_START | typeof CELL_END | typeof ROW_END;
 
 /**
- * Text of a subtree, one block (paragraph, heading, list item, table row) per line, whitespace collapsed. Iterative,
- * so a pathologically deep document cannot overflow the stack.
+ * Text of a subtree, one block (paragraph, heading, list item, table row) per line, whitespace collapsed. A table row
+ * is one line of its cells joined by " | ". Iterative, so a pathologically deep document cannot overflow the stack,
+ * and linear: a row's cells are collected on the same stack rather than by a nested call per table, whose joins
+ * copied the text of a table nested n deep n times. Reading stops once the lines hold `maxChars` characters.
  */
-export function blockLines(root: AnyNode | AnyNode[], skip?: (el: Element) => boolean): string[] {
-  const lines: string[] = [];
+export function blockLines(
+  root: AnyNode | AnyNode[],
+  skip?: (el: Element) => boolean,
+  maxChars = Number.POSITIVE_INFINITY,
+): string[] {
+  const sinks: string[][] = [[]];
+  const rows: string[][] = [];
   let buffer = "";
+  let chars = 0;
+  const rawLimit = maxChars * 4;
   const flush = (): void => {
     const line = collapse(buffer);
-    if (line) lines.push(line);
+    if (line) sinks[sinks.length - 1]!.push(line);
+    chars += line.length;
     buffer = "";
   };
-  const stack: (AnyNode | typeof END)[] = Array.isArray(root) ? [...root].reverse() : [root];
-  while (stack.length > 0) {
+  const stack: (AnyNode | Marker)[] = Array.isArray(root) ? [...root].reverse() : [root];
+  while (stack.length > 0 && chars < maxChars) {
     const node = stack.pop()!;
-    if (node === END) {
-      flush();
+    if (typeof node === "symbol") {
+      closeMarker(node);
       continue;
     }
     if (node.type === "text") {
-      buffer += (node as Text).data;
+      // With a limit, no more raw text is buffered than it could need (a line can be one text node of megabytes).
+      buffer +=
+        buffer.length + (node as Text).data.length > rawLimit
+          ? (node as Text).data.slice(0, rawLimit)
+          : (node as Text).data;
+      if (buffer.length > rawLimit) flush();
       continue;
     }
     if (!isElement(node)) {
@@ -204,37 +298,48 @@ export function blockLines(root: AnyNode | AnyNode[], skip?: (el: Element) => bo
     }
     const tag = tagName(node);
     if (SKIPPED_TAGS.has(tag) || skip?.(node)) continue;
-    if (tag === "br") {
-      flush();
-      continue;
-    }
+    if (tag === "br" || tag === "tr" || tag === "pre" || BLOCK_TAGS.has(tag)) flush();
+    if (tag === "br") continue;
     if (tag === "tr") {
-      flush();
-      const cells = node.children
-        .filter(isElement)
-        .filter((cell) => tagName(cell) === "td" || tagName(cell) === "th")
-        .map((cell) => collapse(blockLines(cell, skip).join(" ")))
-        .filter(Boolean);
-      if (cells.length > 0) lines.push(cells.join(" | "));
+      rows.push([]);
+      stack.push(ROW_END);
+      const cells = node.children.filter(isElement).filter((cell) => tagName(cell) === "td" || tagName(cell) === "th");
+      for (let i = cells.length - 1; i >= 0; i -= 1) stack.push(CELL_END, cells[i]!, CELL_START);
       continue;
     }
     if (tag === "pre") {
-      flush();
       for (const line of textContent(node).split(/\r?\n/)) {
         const collapsed = collapse(line);
-        if (collapsed) lines.push(collapsed);
+        if (collapsed) sinks[sinks.length - 1]!.push(collapsed);
+        chars += collapsed.length;
       }
       continue;
     }
-    const block = BLOCK_TAGS.has(tag);
-    if (block) {
-      flush();
-      stack.push(END);
-    }
+    if (BLOCK_TAGS.has(tag)) stack.push(END);
     for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
   }
   flush();
-  return lines;
+  return sinks[0]!;
+
+  function closeMarker(marker: Marker): void {
+    flush();
+    if (marker === CELL_START) sinks.push([]);
+    else if (marker === CELL_END) rows[rows.length - 1]!.push(concat(sinks.pop()!, " "));
+    else if (marker === ROW_END) {
+      const row = concat(rows.pop()!, " | ");
+      if (row) sinks[sinks.length - 1]!.push(row);
+    }
+  }
+}
+
+/**
+ * The non-empty `parts` joined by `separator`, by concatenation: V8 links the strings instead of copying them, so a
+ * table nested n deep does not copy its text n times (Array#join would); the text is flattened once, when read.
+ */
+function concat(parts: string[], separator: string): string {
+  let out = "";
+  for (const part of parts) if (part) out = out ? out + separator + part : part;
+  return out;
 }
 
 /** Raw text of a subtree (script and style contents excluded), iteratively. */
@@ -262,7 +367,7 @@ export function blockText(el: AnyNode): string {
 
 /** Script, style and other non-text content; removed first, before the text-level checks. */
 export function stripNonContent($: CheerioAPI): void {
-  $("script, style, noscript, template, svg, iframe, object, embed, canvas").remove();
+  removeNodes($("script, style, noscript, template, svg, iframe, object, embed, canvas").toArray());
 }
 
 /** Not "cmp": Adobe Experience Manager prefixes every component with `cmp-` (cmp-text, cmp-title). */
@@ -273,33 +378,62 @@ const PRIVACY_TEXT_RE = /cookie|consent|privacy|gdpr|tracking/i;
  * Removes navigation, footers, sidebars, forms, hidden elements, cookie/consent banners and skip links
  * (docs/product-rules.md#extraction). Guards keep the page itself: never html/body/main, never an element holding the
  * main content, never a form that wraps most of the page (ASP.NET-style pages put everything in one form).
+ *
+ * Each pass decides on the tree as the previous passes left it, with one index of the tree (src/detection/extract/
+ * tree.ts) instead of a search per element; an element inside one already removed is not looked at again.
  */
 export function stripBoilerplate($: CheerioAPI): void {
-  $("nav, footer, aside, dialog, [role=navigation], [role=contentinfo], [role=complementary]").remove();
-  const holdsPage = (el: Element): boolean =>
-    ["html", "body", "main"].includes(tagName(el)) || $(el).find("main, [role=main], h1").length > 0;
+  removeNodes($("nav, footer, aside, dialog, [role=navigation], [role=contentinfo], [role=complementary]").toArray());
+  const index = new ElementIndex($.root().get(0)!);
+  const holdsMain = index.holdsAny($("main, [role=main], h1").toArray());
+  // Removing an element never changes whether another holds main content: only elements holding none are removed.
+  const holdsPage = (el: Element): boolean => ["html", "body", "main"].includes(tagName(el)) || holdsMain(el);
+  const removed: Element[] = [];
   // A modal library may set aria-hidden on the whole app root while its dialog is open: keep the page then.
-  $("[aria-hidden=true], [hidden]").each((_, el) => {
-    if (!holdsPage(el)) $(el).remove();
-  });
-  $("[id], [class]").each((_, el) => {
+  removeEach(index, removed, $("[aria-hidden=true], [hidden]").toArray(), (el) => !holdsPage(el));
+  const privacyText = index.textMatches(PRIVACY_TEXT_RE);
+  removeEach(index, removed, $("[id], [class]").toArray(), (el) => {
     const names = classAndId(el);
-    const consent = CONSENT_RE.test(names) || (/banner/i.test(names) && PRIVACY_TEXT_RE.test(textContent(el)));
-    if (consent && el.parent && !holdsPage(el)) $(el).remove();
+    const consent = CONSENT_RE.test(names) || (/banner/i.test(names) && privacyText(el));
+    return consent && !holdsPage(el);
   });
-  $("a").each((_, el) => {
-    if (/\bskip\b/i.test(el.attribs.class ?? "") || /^\s*skip to\b/i.test(textContent(el))) $(el).remove();
-  });
+  removeEach(
+    index,
+    removed,
+    $("a").toArray(),
+    (el) => /\bskip\b/i.test(el.attribs.class ?? "") || /^\s*skip to\b/i.test(textContent(el)),
+  );
+  removeNodes(removed);
+  const forms = $("form").toArray();
+  if (forms.length === 0) return;
   const bodyLength = collapse(textContent($("body").get(0) ?? $.root().get(0)!)).length;
-  $("form").each((_, el) => {
-    if (collapse(textContent(el)).length <= bodyLength * 0.5) $(el).remove();
-  });
+  removeNodes(forms.filter((el) => collapse(textContent(el)).length <= bodyLength * 0.5));
+}
+
+/** Adds to `removed` each of `elements` (in document order) that `remove` picks, skipping those already inside one. */
+function removeEach(
+  index: ElementIndex,
+  removed: Element[],
+  elements: Element[],
+  remove: (el: Element) => boolean,
+): void {
+  const gone = index.insideAny(removed);
+  let goneUntil: Element | null = null;
+  for (const el of elements) {
+    if (gone(el) || (goneUntil && index.contains(goneUntil, el))) continue;
+    if (!remove(el)) continue;
+    removed.push(el);
+    goneUntil = el;
+  }
 }
 
 /** The document body (or the root when the parser produced none). */
 export function bodyOf($: CheerioAPI): Cheerio<AnyNode> {
-  const body = $("body").first();
-  return body.length > 0 ? body : $.root();
+  // parse5 always builds html > body: found among children, not by searching the whole document each time.
+  const body = $.root().children("html").children("body").first();
+  if (body.length > 0) return body;
+  const anywhere = $("body").first();
+  return anywhere.length > 0 ? anywhere : $.root();
 }
 
 /**
@@ -309,13 +443,16 @@ export function bodyOf($: CheerioAPI): Cheerio<AnyNode> {
 export function mainRoot($: CheerioAPI): Cheerio<AnyNode> {
   const body = bodyOf($);
   const bodyNode = body.get(0);
-  const bodyLength = bodyNode ? collapse(textContent(bodyNode)).length : 0;
+  // The body's text is measured only when a short candidate needs comparing with it: it is the whole page.
+  let bodyLength: number | null = null;
+  const halfTheBody = (length: number): boolean =>
+    length >= (bodyLength ??= bodyNode ? collapse(textContent(bodyNode)).length : 0) * 0.5;
   for (const selector of ["main", "[role=main]", "article"]) {
     const found = $(selector);
     if (found.length === 0 || (selector === "article" && found.length !== 1)) continue;
     const candidate = found.first();
     const length = collapse(textContent(candidate.get(0)!)).length;
-    if (length > 0 && (length >= 200 || length >= bodyLength * 0.5)) return candidate;
+    if (length > 0 && (length >= 200 || halfTheBody(length))) return candidate;
   }
   return body;
 }

@@ -25,6 +25,7 @@ import { maskVolatile } from "./mask.js";
 import { extractNarrative, readHead, type HeadFields } from "./narrative.js";
 import { extractPricing } from "./pricing.js";
 import { isBotChallenge, readChallengeMarkup, type ChallengeMarkup } from "./signals.js";
+import { ElementIndex } from "./tree.js";
 
 export { maskVolatile } from "./mask.js";
 
@@ -91,15 +92,17 @@ function extractHtml(body: string, options: ExtractOptions): Extraction {
   safely(() => stripBoilerplate($), undefined);
   const bodyNode = bodyOf($).get(0)!;
   const mainNode = safely(() => mainRoot($).get(0)!, bodyNode);
+  // One index of the cleaned tree for every reader below (src/detection/extract/tree.ts): the tree no longer changes.
+  const index = new ElementIndex(bodyNode);
 
-  const found = safely(() => extractItems(bodyNode, options.url), { items: [], blocks: [] as Element[] });
+  const found = safely(() => extractItems(bodyNode, options.url, index), { items: [], blocks: [] as Element[] });
   return {
     version: EXTRACTOR_VERSION,
     text: safely(() => textOf(blockLines(mainNode)), ""),
-    pricing: safely(() => extractPricing(bodyNode, ld, found.blocks, safely), []),
-    jobs: safely(() => extractJobs(bodyNode, ld, options.url), []),
+    pricing: safely(() => extractPricing(bodyNode, ld, found.blocks, safely, index), []),
+    jobs: safely(() => extractJobs(bodyNode, ld, options.url, index), []),
     items: found.items,
-    narrative: safely(() => extractNarrative(head, bodyNode, mainNode), {
+    narrative: safely(() => extractNarrative(head, bodyNode, mainNode, index), {
       ...EMPTY_NARRATIVE,
       title: head.title,
       meta_description: head.meta_description,

@@ -10,7 +10,6 @@ import {
   blockLines,
   classTokens,
   collapse,
-  elementsIn,
   isElement,
   isHeading,
   tagName,
@@ -21,6 +20,7 @@ import {
 } from "./html.js";
 import { findDate, toIsoDate } from "./dates.js";
 import { isPlaceholderOnly, maskVolatile } from "./mask.js";
+import { ElementIndex } from "./tree.js";
 
 const ITEM_TOKEN_RE =
   /^(?:[a-z0-9]+(?:-|_|__))*(?:post|entry|article|changelog|release|update|news|press|story|blog|hentry|h-entry)(?:(?:-|_|__)(?:item|entry|card|preview|summary|teaser|listing|row|block))?$/i;
@@ -39,9 +39,16 @@ function itemKey(url: string | null, title: string): string {
   return url ?? title.toLowerCase();
 }
 
+/** Collapsed text of `el` when it has at most `limit` characters, else null (long text is never read in full). */
+function shortText(index: ElementIndex, el: Element, limit: number): string | null {
+  if (index.visibleChars(el) > limit) return null;
+  const text = collapse(textContent(el));
+  return text.length <= limit ? text : null;
+}
+
 /** The date of a block: <time datetime>, then a date-classed element, then a date written in its first lines. */
-function dateOf(block: Element): string | null {
-  const elements = elementsIn(block);
+function dateOf(index: ElementIndex, block: Element): string | null {
+  const elements = index.inside(block);
   for (const el of elements) {
     if (tagName(el) !== "time") continue;
     const iso = toIsoDate(el.attribs.datetime) ?? toIsoDate(collapse(textContent(el)));
@@ -55,12 +62,12 @@ function dateOf(block: Element): string | null {
   return findDate(collapse(textContent(block)).slice(0, 400))?.iso ?? null;
 }
 
-function titleElement(block: Element): Element | null {
-  const elements = elementsIn(block);
+function titleElement(index: ElementIndex, block: Element): Element | null {
+  const elements = index.inside(block);
   return (
-    elements.find((el) => isHeading(el) && collapse(textContent(el))) ??
+    elements.find((el) => isHeading(el) && index.visibleChars(el) > 0) ??
     elements.find(
-      (el) => classTokens(el).some((t) => /(?:^|[-_])title$/i.test(t)) && collapse(textContent(el)).length <= 200,
+      (el) => classTokens(el).some((t) => /(?:^|[-_])title$/i.test(t)) && shortText(index, el, 200) !== null,
     ) ??
     elements.find((el) => tagName(el) === "a" && collapse(textContent(el)).length >= 3) ??
     null
@@ -68,11 +75,17 @@ function titleElement(block: Element): Element | null {
 }
 
 /** The item's link: the title's own link, a link around the title or block, a link with the title's text, any link. */
-function urlOf(block: Element, titleEl: Element | null, title: string, baseUrl: string): string | null {
-  const links = elementsIn(block).filter((el) => tagName(el) === "a" && el.attribs.href);
+function urlOf(
+  index: ElementIndex,
+  block: Element,
+  titleEl: Element | null,
+  title: string,
+  baseUrl: string,
+): string | null {
+  const links = index.inside(block).filter((el) => tagName(el) === "a" && el.attribs.href);
   const candidates: (Element | undefined)[] = [];
   if (titleEl) {
-    candidates.push(tagName(titleEl) === "a" ? titleEl : elementsIn(titleEl).find((el) => tagName(el) === "a"));
+    candidates.push(tagName(titleEl) === "a" ? titleEl : index.inside(titleEl).find((el) => tagName(el) === "a"));
     for (let current = titleEl.parent; current; current = current.parent) {
       if (isElement(current) && tagName(current) === "a") {
         candidates.push(current);
@@ -80,7 +93,7 @@ function urlOf(block: Element, titleEl: Element | null, title: string, baseUrl: 
       }
     }
   }
-  candidates.push(links.find((el) => collapse(textContent(el)) === title));
+  candidates.push(links.find((el) => shortText(index, el, title.length) === title));
   candidates.push(links[0]);
   for (const link of candidates) {
     const url = link ? absoluteUrl(link.attribs.href, baseUrl) : null;
@@ -89,12 +102,21 @@ function urlOf(block: Element, titleEl: Element | null, title: string, baseUrl: 
   return null;
 }
 
+/** Characters of an entry's lines read for its summary: more than the ~300 it keeps, never the whole block. */
+const SUMMARY_READ_CHARS = 1000;
+
 /** Block text without its title and date lines, masked, about 300 characters. */
 function summaryOf(lines: string[], title: string): string | null {
-  const kept = lines
-    .filter((line) => line !== title)
-    .map((line) => maskVolatile(line))
-    .filter((line) => line && !isPlaceholderOnly(line));
+  const kept: string[] = [];
+  let length = 0;
+  for (const line of lines) {
+    if (length > SUMMARY_READ_CHARS) break;
+    if (line === title) continue;
+    const masked = maskVolatile(line.length > SUMMARY_READ_CHARS ? line.slice(0, SUMMARY_READ_CHARS) : line);
+    if (!masked || isPlaceholderOnly(masked)) continue;
+    kept.push(masked);
+    length += masked.length + 3;
+  }
   // List items carry no punctuation: "…replays · Console errors…" reads better than "…replays Console errors…".
   const text = collapse(
     kept.map((line, i) => (i === kept.length - 1 || /[.!?:;,…]$/.test(line) ? `${line} ` : `${line} · `)).join(""),
@@ -107,45 +129,45 @@ const META_CLASS_RE =
   /(?:^|[-_\s])(?:date|time|meta|tags?|labels?|badges?|share|social|author|byline|categor(?:y|ies)|read-?more)(?:$|[-_\s])/i;
 const READ_MORE_RE = /^(?:read more|continue reading|learn more|share|tweet)\b/i;
 
-function isEntryMeta(el: Element, titleEl: Element | null): boolean {
+function isEntryMeta(index: ElementIndex, el: Element, titleEl: Element | null): boolean {
   if (el === titleEl || tagName(el) === "time") return true;
   if (tagName(el) === "a" && READ_MORE_RE.test(collapse(textContent(el)))) return true;
-  return META_CLASS_RE.test(el.attribs.class ?? "") && collapse(textContent(el)).length <= 120;
+  return META_CLASS_RE.test(el.attribs.class ?? "") && shortText(index, el, 120) !== null;
 }
 
-function itemFromBlock(block: Element, baseUrl: string): ContentItem | null {
-  const titleEl = titleElement(block);
+function itemFromBlock(index: ElementIndex, block: Element, baseUrl: string): ContentItem | null {
+  const titleEl = titleElement(index, block);
   const title = titleEl ? collapse(textContent(titleEl)) : "";
   if (!title || title.length > 200) return null;
-  const date = dateOf(block);
-  const url = urlOf(block, titleEl, title, baseUrl);
+  const date = dateOf(index, block);
+  const url = urlOf(index, block, titleEl, title, baseUrl);
   if (!date && !url) return null;
-  const lines = blockLines(block, (el) => isEntryMeta(el, titleEl));
+  const lines = blockLines(block, (el) => isEntryMeta(index, el, titleEl));
   return { key: itemKey(url, title), title, date, url, summary: summaryOf(lines, title) };
 }
 
-function isItemBlock(el: Element): boolean {
-  const tag = tagName(el);
-  if (tag === "article") return true;
-  if (ITEM_TYPE_RE.test(el.attribs.itemtype ?? "")) return true;
-  if (classTokens(el).some((token) => ITEM_TOKEN_RE.test(token))) return true;
-  if (tag === "li") {
-    const inner = elementsIn(el);
-    const titled = inner.some((child) => isHeading(child) || tagName(child) === "a");
-    const dated = inner.some((child) => tagName(child) === "time") || findDate(collapse(textContent(el))) !== null;
-    return titled && dated && collapse(textContent(el)).length <= 1000;
-  }
-  return false;
+/** Whether an element is one entry of a list (an article, a post-classed block, a dated list item with a title). */
+function itemBlockTest(index: ElementIndex): (el: Element) => boolean {
+  const holdsTitle = index.holdsAny(index.elements.filter((el) => isHeading(el) || tagName(el) === "a"));
+  const holdsTime = index.holdsAny(index.elements.filter((el) => tagName(el) === "time"));
+  return (el) => {
+    const tag = tagName(el);
+    if (tag === "article") return true;
+    if (ITEM_TYPE_RE.test(el.attribs.itemtype ?? "")) return true;
+    if (classTokens(el).some((token) => ITEM_TOKEN_RE.test(token))) return true;
+    if (tag !== "li") return false;
+    // Checked first: a list item of more than 1,000 characters is a section, and its text is not read in full.
+    const text = shortText(index, el, 1000);
+    return text !== null && holdsTitle(el) && (holdsTime(el) || findDate(text) !== null);
+  };
 }
 
-function fromBlocks(root: AnyNode, baseUrl: string): FoundItems {
-  const blocks = elementsIn(root).filter(isItemBlock);
-  const blockSet = new Set(blocks);
-  const innermost = blocks.filter((el) => !elementsIn(el).some((inner) => blockSet.has(inner)));
+function fromBlocks(index: ElementIndex, baseUrl: string): FoundItems {
+  const innermost = index.innermost(index.elements.filter(itemBlockTest(index)));
   const items: ContentItem[] = [];
   const used: Element[] = [];
   for (const block of innermost) {
-    const item = itemFromBlock(block, baseUrl);
+    const item = itemFromBlock(index, block, baseUrl);
     if (item) {
       items.push(item);
       used.push(block);
@@ -154,25 +176,30 @@ function fromBlocks(root: AnyNode, baseUrl: string): FoundItems {
   return { items, blocks: used };
 }
 
+/** Characters of an entry's text read after its heading: enough for a summary of about 300. */
+const ENTRY_TEXT_CHARS = 600;
+
 /** Headings of one level each followed (or preceded) by a short date line, or themselves a date. */
-function fromHeadings(root: AnyNode, baseUrl: string, level: string): FoundItems {
+function fromHeadings(index: ElementIndex, baseUrl: string, level: string): FoundItems {
   const items: ContentItem[] = [];
   const blocks: Element[] = [];
+  const firstTime = index.firstInside(index.elements.filter((el) => tagName(el) === "time"));
+  const firstLink = index.firstInside(index.elements.filter((el) => tagName(el) === "a" && el.attribs.href));
   const siblings = (el: Element, direction: "next" | "prev"): Element | null => {
     for (let node = el[direction]; node; node = node[direction]) if (isElement(node)) return node;
     return null;
   };
   const shortDate = (el: Element | null): string | null => {
     if (!el || isHeading(el)) return null;
-    const time = [el, ...elementsIn(el)].find((inner) => tagName(inner) === "time");
+    const time = tagName(el) === "time" ? el : firstTime(el);
     if (time) return toIsoDate(time.attribs.datetime) ?? toIsoDate(collapse(textContent(time)));
-    const text = collapse(textContent(el));
-    return text.length <= 80 ? (findDate(text)?.iso ?? null) : null;
+    const text = shortText(index, el, 80);
+    return text === null ? null : (findDate(text)?.iso ?? null);
   };
-  for (const heading of elementsIn(root).filter((el) => tagName(el) === level)) {
-    const title = collapse(textContent(heading));
-    if (!title || title.length > 200) continue;
-    const time = [heading, ...elementsIn(heading)].find((el) => tagName(el) === "time");
+  for (const heading of index.elements.filter((el) => tagName(el) === level)) {
+    const title = shortText(index, heading, 200);
+    if (!title) continue;
+    const time = firstTime(heading);
     const next = siblings(heading, "next");
     const nextDate = shortDate(next);
     const iso =
@@ -182,14 +209,18 @@ function fromHeadings(root: AnyNode, baseUrl: string, level: string): FoundItems
       shortDate(siblings(heading, "prev"));
     if (!iso) continue;
     const lines: string[] = [];
-    for (let sibling = next; sibling; sibling = siblings(sibling, "next")) {
+    let length = -1; // of the lines joined by spaces
+    for (let sibling = next; sibling && length <= ENTRY_TEXT_CHARS; sibling = siblings(sibling, "next")) {
       if (isHeading(sibling) && tagName(sibling) <= level) break;
       // The date line is the entry's metadata, not its summary.
       if (sibling === next && nextDate) continue;
-      lines.push(...blockLines(sibling));
-      if (lines.join(" ").length > 600) break;
+      // Enough lines for a summary even when some are dates or the title (summaryOf drops those).
+      for (const line of blockLines(sibling, undefined, SUMMARY_READ_CHARS * 2)) {
+        lines.push(line);
+        length += line.length + 1;
+      }
     }
-    const link = [heading, ...elementsIn(heading)].find((el) => tagName(el) === "a" && el.attribs.href);
+    const link = firstLink(heading);
     const url = link ? absoluteUrl(link.attribs.href, baseUrl) : null;
     items.push({ key: itemKey(url, title), title, date: iso, url, summary: summaryOf(lines, title) });
     blocks.push(heading);
@@ -209,11 +240,11 @@ function dedupe(found: FoundItems): FoundItems {
   return { items, blocks: found.blocks };
 }
 
-export function extractItems(root: AnyNode, baseUrl: string): FoundItems {
+export function extractItems(root: AnyNode, baseUrl: string, index = new ElementIndex(root)): FoundItems {
   for (const reading of [
-    () => fromBlocks(root, baseUrl),
-    () => fromHeadings(root, baseUrl, "h2"),
-    () => fromHeadings(root, baseUrl, "h3"),
+    () => fromBlocks(index, baseUrl),
+    () => fromHeadings(index, baseUrl, "h2"),
+    () => fromHeadings(index, baseUrl, "h3"),
   ]) {
     const found = dedupe(reading());
     if (found.items.length >= MIN_ITEMS) return found;

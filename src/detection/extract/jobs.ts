@@ -10,8 +10,6 @@ import {
   blockLines,
   classTokens,
   collapse,
-  contains,
-  elementsIn,
   isElement,
   isHeading,
   tagName,
@@ -20,6 +18,7 @@ import {
   type Element,
 } from "./html.js";
 import { asArray, hasType, isObject, resolveRef, textOf, type JsonLd, type JsonObject } from "./jsonld.js";
+import { ElementIndex } from "./tree.js";
 
 function jobKey(id: string | null, url: string | null, title: string, location: string | null): string {
   return id ?? url ?? `${title}|${location ?? ""}`.toLowerCase();
@@ -109,9 +108,16 @@ function nextElement(el: Element): Element | null {
   return null;
 }
 
-function firstText(el: Element, predicate: (inner: Element) => boolean): string | null {
-  for (const inner of elementsIn(el)) {
-    if (!predicate(inner)) continue;
+/** Collapsed text of `el` when it has at most `limit` characters, else null (long text is never read in full). */
+function shortText(index: ElementIndex, el: Element, limit: number): string | null {
+  if (index.visibleChars(el) > limit) return null;
+  const text = collapse(textContent(el));
+  return text.length <= limit ? text : null;
+}
+
+function firstText(index: ElementIndex, el: Element, predicate: (inner: Element) => boolean): string | null {
+  for (const inner of index.inside(el)) {
+    if (!predicate(inner) || index.visibleChars(inner) === 0) continue;
     const text = collapse(textContent(inner));
     if (text) return text;
   }
@@ -120,14 +126,19 @@ function firstText(el: Element, predicate: (inner: Element) => boolean): string 
 
 const classMatches = (el: Element, re: RegExp): boolean => re.test(el.attribs.class ?? "");
 
-function titleOf(item: Element, location: string | null, department: string | null): string | null {
-  const qa = firstText(item, (el) => el.attribs["data-qa"] === "posting-name");
+function titleOf(
+  index: ElementIndex,
+  item: Element,
+  location: string | null,
+  department: string | null,
+): string | null {
+  const qa = firstText(index, item, (el) => el.attribs["data-qa"] === "posting-name");
   if (qa) return qa;
-  const heading = firstText(item, (el) => isHeading(el));
+  const heading = firstText(index, item, (el) => isHeading(el));
   if (heading) return heading;
-  const titled = firstText(item, (el) => classTokens(el).some((t) => /(?:^|[-_])(?:title|name)$/i.test(t)));
+  const titled = firstText(index, item, (el) => classTokens(el).some((t) => /(?:^|[-_])(?:title|name)$/i.test(t)));
   if (titled && titled.length <= 120) return titled;
-  const link = tagName(item) === "a" ? item : elementsIn(item).find((el) => tagName(el) === "a");
+  const link = tagName(item) === "a" ? item : index.inside(item).find((el) => tagName(el) === "a");
   const source = link ? collapse(blockLines(link)[0] ?? "") : collapse(blockLines(item)[0] ?? "");
   let title = source;
   for (const extra of [location, department]) {
@@ -137,14 +148,11 @@ function titleOf(item: Element, location: string | null, department: string | nu
   return title && title.length <= 120 ? title : null;
 }
 
-function urlOf(item: Element, baseUrl: string): string | null {
-  const links = tagName(item) === "a" ? [item] : elementsIn(item).filter((el) => tagName(el) === "a");
+function urlOf(index: ElementIndex, item: Element, baseUrl: string): string | null {
+  const links = tagName(item) === "a" ? [item] : index.inside(item).filter((el) => tagName(el) === "a");
   // The posting's own link before an "Apply" button's (Lever puts .posting-apply first).
-  links.sort(
-    (a, b) =>
-      Number(GENERIC_LINK_TEXT_RE.test(collapse(textContent(a)))) -
-      Number(GENERIC_LINK_TEXT_RE.test(collapse(textContent(b)))),
-  );
+  const generic = new Map(links.map((link) => [link, GENERIC_LINK_TEXT_RE.test(collapse(textContent(link)))]));
+  links.sort((a, b) => Number(generic.get(a)) - Number(generic.get(b)));
   for (const link of links) {
     const url = absoluteUrl(link.attribs.href, baseUrl);
     if (url) return url;
@@ -155,20 +163,17 @@ function urlOf(item: Element, baseUrl: string): string | null {
   return null;
 }
 
-/** Candidates, in priority order: class-named job items; list items under "Open positions"; links to an ATS. */
-function jobItems(root: AnyNode): Element[] {
-  const all = elementsIn(root);
-  const classed = all.filter((el) => classTokens(el).some((token) => JOB_TOKEN_RE.test(token)));
-  const classedSet = new Set(classed);
-  const innermost = classed.filter((el) => !elementsIn(el).some((inner) => classedSet.has(inner)));
-  const usable = innermost.filter((el) => {
-    const text = collapse(textContent(el));
-    return text.length > 0 && text.length <= 400;
-  });
-  if (usable.length > 0) return usable;
+/** Headings longer than this are sections, not an "Open positions" heading; their text is not read in full. */
+const MAX_HEADING_CHARS = 1000;
 
-  const underHeading: Element[] = [];
-  for (const heading of all.filter((el) => isHeading(el) && OPEN_POSITIONS_RE.test(collapse(textContent(el))))) {
+/** List items with a link, in the sections under "Open positions" headings. */
+function itemsUnderHeadings(index: ElementIndex): Element[] {
+  const holdsLink = index.holdsAny(index.elements.filter((el) => tagName(el) === "a" && el.attribs.href));
+  const found = new Set<Element>();
+  for (const heading of index.elements) {
+    if (!isHeading(heading)) continue;
+    const text = shortText(index, heading, MAX_HEADING_CHARS);
+    if (text === null || !OPEN_POSITIONS_RE.test(text)) continue;
     const level = Number(tagName(heading).slice(1));
     // The heading may sit in its own wrapper (<div class="section-head"><h2>…</h2></div><ul>…): start after it.
     let anchor: Element = heading;
@@ -176,44 +181,54 @@ function jobItems(root: AnyNode): Element[] {
     for (let next = anchor.next; next; next = next.next) {
       if (!isElement(next)) continue;
       if (isHeading(next) && Number(tagName(next).slice(1)) <= level) break;
-      const region = [next, ...elementsIn(next)];
-      for (const el of region) {
-        if (tagName(el) === "li" && elementsIn(el).some((inner) => tagName(inner) === "a" && inner.attribs.href)) {
-          if (!underHeading.includes(el)) underHeading.push(el);
-        }
+      for (const el of [next, ...index.inside(next)]) {
+        if (tagName(el) === "li" && holdsLink(el)) found.add(el);
       }
     }
   }
-  if (underHeading.length > 0)
-    return underHeading.filter((el) => !underHeading.some((o) => o !== el && contains(el, o)));
+  const innermost = new Set(index.innermost(found));
+  return [...found].filter((el) => innermost.has(el));
+}
 
-  return all.filter(
-    (el) =>
-      tagName(el) === "a" &&
-      ATS_LINK_RE.test(el.attribs.href ?? "") &&
-      !GENERIC_LINK_TEXT_RE.test(collapse(textContent(el))) &&
-      collapse(textContent(el)).length > 2,
-  );
+/** Candidates, in priority order: class-named job items; list items under "Open positions"; links to an ATS. */
+function jobItems(index: ElementIndex): Element[] {
+  const all = index.elements;
+  const classed = all.filter((el) => classTokens(el).some((token) => JOB_TOKEN_RE.test(token)));
+  const usable = index.innermost(classed).filter((el) => {
+    const text = shortText(index, el, 400);
+    return text !== null && text.length > 0;
+  });
+  if (usable.length > 0) return usable;
+
+  const underHeading = itemsUnderHeadings(index);
+  if (underHeading.length > 0) return underHeading;
+
+  return all.filter((el) => {
+    if (tagName(el) !== "a" || !ATS_LINK_RE.test(el.attribs.href ?? "")) return false;
+    const text = collapse(textContent(el));
+    return !GENERIC_LINK_TEXT_RE.test(text) && text.length > 2;
+  });
 }
 
 /** The group heading before an item (Greenhouse department <h3>, Lever `.posting-category-title`). */
-function groupHeadings(root: AnyNode, items: Element[]): Map<Element, string> {
+function groupHeadings(index: ElementIndex, items: Element[]): Map<Element, string> {
   const out = new Map<Element, string>();
   let current: string | null = null;
-  const all = elementsIn(root);
   const itemSet = new Set(items);
-  const insideItems = new Set(items.flatMap((item) => elementsIn(item)));
+  const insideItems = index.insideAny(items);
   // Only headings inside the smallest container of all items count: a hero <h1> is not a department.
   let scope: AnyNode | null = items[0] ?? null;
-  while (scope && !items.every((item) => contains(scope!, item))) scope = scope.parent;
-  for (const el of all) {
+  while (scope && !items.every((item) => index.contains(scope!, item))) scope = scope.parent;
+  // A scope the index does not hold is the root or above it: every element is in it.
+  const inScope = (el: Element): boolean => !!scope && (index.at(scope) === -1 || index.contains(scope, el));
+  for (const el of index.elements) {
     if (itemSet.has(el)) {
       if (current) out.set(el, current);
       continue;
     }
-    if (!scope || !contains(scope, el) || insideItems.has(el)) continue;
+    if (!inScope(el) || insideItems(el)) continue;
     if ((isHeading(el) && tagName(el) !== "h1") || classMatches(el, GROUP_CLASS_RE)) {
-      const text = collapse(textContent(el));
+      const text = shortText(index, el, MAX_HEADING_CHARS);
       if (text && text.length <= 80 && !OPEN_POSITIONS_RE.test(text)) current = text;
       else if (text && OPEN_POSITIONS_RE.test(text)) current = null;
     }
@@ -221,19 +236,19 @@ function groupHeadings(root: AnyNode, items: Element[]): Map<Element, string> {
   return out;
 }
 
-export function jobsFromList(root: AnyNode, baseUrl: string): JobPosting[] {
-  const items = jobItems(root).slice(0, 500);
-  const groups = groupHeadings(root, items);
+export function jobsFromList(root: AnyNode, baseUrl: string, index = new ElementIndex(root)): JobPosting[] {
+  const items = jobItems(index).slice(0, 500);
+  const groups = groupHeadings(index, items);
   const jobs: JobPosting[] = [];
   for (const item of items) {
-    const location = firstText(item, (el) => classMatches(el, /location|office|city/i));
+    const location = firstText(index, item, (el) => classMatches(el, /location|office|city/i));
     const department =
-      firstText(item, (el) => classMatches(el, /department|(?:^|[\s-])team\b|sort-by-team/i)) ??
+      firstText(index, item, (el) => classMatches(el, /department|(?:^|[\s-])team\b|sort-by-team/i)) ??
       groups.get(item) ??
       null;
-    const title = titleOf(item, location, department);
+    const title = titleOf(index, item, location, department);
     if (!title) continue;
-    const url = urlOf(item, baseUrl);
+    const url = urlOf(index, item, baseUrl);
     if (!url && !location) continue;
     jobs.push({ key: jobKey(null, url, title, location), title, location, department, url, origin: "list" });
   }
@@ -241,9 +256,9 @@ export function jobsFromList(root: AnyNode, baseUrl: string): JobPosting[] {
 }
 
 /** JSON-LD postings when there are any, else the visible list; deduplicated by key, first wins. */
-export function extractJobs(root: AnyNode, ld: JsonLd, baseUrl: string): JobPosting[] {
+export function extractJobs(root: AnyNode, ld: JsonLd, baseUrl: string, index = new ElementIndex(root)): JobPosting[] {
   const fromJsonLd = jobsFromJsonLd(ld, baseUrl);
-  const jobs = fromJsonLd.length > 0 ? fromJsonLd : jobsFromList(root, baseUrl);
+  const jobs = fromJsonLd.length > 0 ? fromJsonLd : jobsFromList(root, baseUrl, index);
   const seen = new Set<string>();
   return jobs.filter((job) => (seen.has(job.key) ? false : (seen.add(job.key), true)));
 }

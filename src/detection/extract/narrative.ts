@@ -4,8 +4,9 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { Narrative } from "../types.js";
-import { collapse, elementsIn, isElement, tagName, textContent, type AnyNode, type Element } from "./html.js";
+import { collapse, isElement, tagName, textContent, type AnyNode, type Element } from "./html.js";
 import { maskVolatile } from "./mask.js";
+import { ElementIndex } from "./tree.js";
 
 const MAX_H2 = 10;
 const HERO_MIN_CHARS = 40;
@@ -36,10 +37,16 @@ export function readHead($: CheerioAPI): HeadFields {
   };
 }
 
-function headingTexts(root: AnyNode, tag: string, limit: number): string[] {
+/**
+ * The first `limit` distinct texts of the `tag` headings. At most ten times `limit` headings are read: a page of
+ * thousands of repeated or nested headings would otherwise have each one's text read in full.
+ */
+function headingTexts(index: ElementIndex, tag: string, limit: number): string[] {
   const out: string[] = [];
-  for (const el of elementsIn(root)) {
-    if (tagName(el) !== tag) continue;
+  let read = 0;
+  for (const el of index.elements) {
+    if (tagName(el) !== tag || index.visibleChars(el) === 0) continue;
+    if (++read > limit * 10) break;
     const text = masked(textContent(el));
     if (text && !out.includes(text)) out.push(text);
     if (out.length >= limit) break;
@@ -66,35 +73,45 @@ function directText(el: Element): string {
   );
 }
 
-function insideTag(el: Element, tags: RegExp): boolean {
-  for (let current = el.parent; current; current = current.parent) {
-    if (isElement(current) && tags.test(tagName(current))) return true;
-  }
-  return false;
-}
-
 /** Hero copy: the first paragraph of the main content with at least 40 characters, else the first such text block. */
-function heroOf(main: AnyNode): string | null {
-  const elements = elementsIn(main);
-  const paragraph = elements.find((el) => tagName(el) === "p" && collapse(textContent(el)).length >= HERO_MIN_CHARS);
+function heroOf(index: ElementIndex, main: AnyNode): string | null {
+  const elements = index.at(main) === -1 ? index.elements : index.inside(main as Element);
+  // At least 40 visible characters is at least 40 collapsed ones; only shorter paragraphs are measured.
+  const paragraph = elements.find(
+    (el) =>
+      tagName(el) === "p" &&
+      (index.visibleChars(el) >= HERO_MIN_CHARS ||
+        (index.visibleChars(el) > 0 && collapse(textContent(el)).length >= HERO_MIN_CHARS)),
+  );
   if (paragraph) return masked(textContent(paragraph));
+  const isControl = (el: AnyNode): boolean => isElement(el) && /^(?:a|button|li|td|th)$/.test(tagName(el));
+  const inControl = index.insideAny(index.elements.filter(isControl));
+  // The indexed root (the body) and what holds it are every element's ancestors too.
+  let controlAbove = false;
+  for (let current: AnyNode | null = index.root; current; current = current.parent) controlAbove ||= isControl(current);
   const block = elements.find(
     (el) =>
       directText(el).length >= HERO_MIN_CHARS / 2 &&
       ownText(el).length >= HERO_MIN_CHARS &&
       !/^(?:h[1-6]|li|td|th|a|button|label)$/.test(tagName(el)) &&
-      !insideTag(el, /^(?:a|button|li|td|th)$/),
+      !inControl(el) &&
+      !controlAbove,
   );
   return block ? masked(ownText(block)) : null;
 }
 
 /** h1/h2 come from the whole cleaned body (a hero <h1> may sit in a <header> outside <main>); hero from main. */
-export function extractNarrative(head: HeadFields, body: AnyNode, main: AnyNode): Narrative {
+export function extractNarrative(
+  head: HeadFields,
+  body: AnyNode,
+  main: AnyNode,
+  index = new ElementIndex(body),
+): Narrative {
   return {
     title: head.title,
     meta_description: head.meta_description,
-    h1: headingTexts(body, "h1", 20),
-    h2: headingTexts(body, "h2", MAX_H2),
-    hero: heroOf(main),
+    h1: headingTexts(index, "h1", 20),
+    h2: headingTexts(index, "h2", MAX_H2),
+    hero: heroOf(index, main),
   };
 }

@@ -9,8 +9,6 @@ import {
   classAndId,
   classTokens,
   collapse,
-  contains,
-  elementsIn,
   isElement,
   isHeading,
   tagName,
@@ -18,6 +16,7 @@ import {
   type AnyNode,
   type Element,
 } from "./html.js";
+import { ElementIndex } from "./tree.js";
 import { asArray, hasType, isObject, resolveRef, textOf, type JsonLd, type JsonObject } from "./jsonld.js";
 import { maskVolatile } from "./mask.js";
 
@@ -388,11 +387,11 @@ interface Card {
   features: string[];
 }
 
-function insideAny(el: Element, tags: string[], stopAt: Element): boolean {
-  for (let current = el.parent; current && current !== stopAt; current = current.parent) {
-    if (isElement(current) && tags.includes(tagName(current))) return true;
-  }
-  return false;
+/** Collapsed text of `el` when it has at most `limit` characters, else null (long text is never read in full). */
+function shortText(index: ElementIndex, el: Element, limit: number): string | null {
+  if (index.visibleChars(el) > limit) return null;
+  const text = collapse(textContent(el));
+  return text.length <= limit ? text : null;
 }
 
 /** Text of a price element plus its next sibling, where the period often sits (`<p>$49</p><p>per month</p>`). */
@@ -408,11 +407,21 @@ function priceWindow(el: Element): string {
  * any short element with a currency amount, any short element or button saying "Free"/"Contact sales". Feature
  * lists, comparison tables and the name itself are never read as the price.
  */
-function cardPrice(card: Element, nameEl: Element): ParsedPrice | null {
-  const elements = elementsIn(card).filter(
-    (el) => !contains(nameEl, el) && !contains(el, nameEl) && !insideAny(el, ["li", "table"], card),
-  );
-  const short = elements.filter((el) => collapse(textContent(el)).length <= 80 && tagName(el) !== "li");
+function cardPrice(
+  index: ElementIndex,
+  card: Element,
+  nameEl: Element,
+  listOrTable: (el: Element) => Element | null,
+): ParsedPrice | null {
+  // Inside a list item or a table of the card: not the card's own price, but a feature or comparison cell.
+  const inCardListOrTable = (el: Element): boolean => {
+    const holder = listOrTable(el);
+    return holder !== null && holder !== card && index.contains(card, holder);
+  };
+  const elements = index
+    .inside(card)
+    .filter((el) => !index.contains(nameEl, el) && !index.contains(el, nameEl) && !inCardListOrTable(el));
+  const short = elements.filter((el) => tagName(el) !== "li" && shortText(index, el, 80) !== null);
   const priced = short.filter((el) => PRICE_CLASS_RE.test(el.attribs.class ?? ""));
   for (const el of priced) {
     const price = parsePrice(priceWindow(el), { bareNumber: true });
@@ -434,15 +443,70 @@ function cardPrice(card: Element, nameEl: Element): ParsedPrice | null {
   return null;
 }
 
-function cardFeatures(card: Element): string[] {
+function cardFeatures(index: ElementIndex, card: Element): string[] {
   const features: string[] = [];
-  for (const li of elementsIn(card)) {
-    if (tagName(li) !== "li" || elementsIn(li).some((child) => tagName(child) === "li")) continue;
+  // Innermost list items: an item holding a nested list is its heading, not a feature.
+  for (const li of index.innermost(index.inside(card).filter((el) => tagName(el) === "li"))) {
     const line = maskVolatile(collapse(blockText(li)));
     if (line && !features.includes(line)) features.push(line);
     if (features.length >= 20) break;
   }
   return features;
+}
+
+/** Same kind of name: same heading level, or the same `*-name` class token ("plan-name highlighted" is a plan-name). */
+function signature(el: Element): string {
+  return isHeading(el) ? tagName(el) : (classTokens(el).find((token) => NAME_TOKEN_RE.test(token)) ?? tagName(el));
+}
+
+/** Name candidates (h1–h6 or a `*-name` / `*-title` element of 1–60 characters) that hold no other candidate. */
+function nameElements(index: ElementIndex): Element[] {
+  return index.innermost(
+    index.elements.filter(isNameCandidate).filter((el) => {
+      const text = shortText(index, el, 60);
+      return text !== null && text.length > 0;
+    }),
+  );
+}
+
+/** Above this many characters a container is a section of the page, not a card. */
+const MAX_CARD_CHARS = 3000;
+
+/**
+ * Each name grown to the largest ancestor (below `root` and the page tags) holding no other name of its kind. One
+ * kind's names are in document order, so an ancestor holds another exactly when it holds the name just before or
+ * just after this one. A container past MAX_CARD_CHARS is never a card, so growth stops there with no card.
+ */
+function cardElements(root: AnyNode, index: ElementIndex, names: Element[]): Element[] {
+  const peers = new Map<string, Element[]>();
+  for (const el of names) {
+    const sig = signature(el);
+    const list = peers.get(sig);
+    if (list) list.push(el);
+    else peers.set(sig, [el]);
+  }
+  const cards = new Set<Element>();
+  for (const list of peers.values()) {
+    list.forEach((el, k) => {
+      const others = [list[k - 1], list[k + 1]].filter((other): other is Element => !!other);
+      let card: Element | null = el;
+      while (
+        card.parent !== root &&
+        isElement(card.parent) &&
+        !PAGE_TAGS.has(tagName(card.parent)) &&
+        !others.some((other) => index.contains(card!.parent!, other))
+      ) {
+        card = card.parent;
+        if (index.visibleChars(card) > MAX_CARD_CHARS) {
+          card = null;
+          break;
+        }
+      }
+      if (card && card !== el) cards.add(card);
+    });
+  }
+  // Names were grouped by kind: back to document order, as the cards are listed.
+  return [...cards].sort((a, b) => index.at(a) - index.at(b));
 }
 
 /**
@@ -451,58 +515,24 @@ function cardFeatures(card: Element): string[] {
  * keep the innermost; a card stands alone only when its class says plan/pricing/tier/package/card, otherwise it
  * needs a sibling card (the repeated plan grid).
  */
-export function pricingFromCards(root: AnyNode): PricingPlan[] {
-  const all = elementsIn(root);
-  const candidates = all.filter(isNameCandidate).filter((el) => {
-    const length = collapse(textContent(el)).length;
-    return length > 0 && length <= 60;
-  });
-  const candidateSet = new Set(candidates);
-  const names = candidates.filter((el) => !elementsIn(el).some((inner) => candidateSet.has(inner)));
-  const nameSet = new Set(names);
-  // Same kind of name: same heading level, or the same `*-name` class token ("plan-name highlighted" is a plan-name).
-  const signature = (el: Element): string =>
-    isHeading(el) ? tagName(el) : (classTokens(el).find((token) => NAME_TOKEN_RE.test(token)) ?? tagName(el));
-
-  const counts = new Map<string, Map<AnyNode, number>>();
-  for (const el of names) {
-    const sig = signature(el);
-    let perSig = counts.get(sig);
-    if (!perSig) counts.set(sig, (perSig = new Map()));
-    for (let current = el.parent; current; current = current.parent) {
-      perSig.set(current, (perSig.get(current) ?? 0) + 1);
-      if (current === root) break;
-    }
-  }
-
-  const cardEls: Element[] = [];
-  for (const el of names) {
-    const perSig = counts.get(signature(el))!;
-    let card: Element = el;
-    while (
-      card.parent !== root &&
-      isElement(card.parent) &&
-      !PAGE_TAGS.has(tagName(card.parent)) &&
-      perSig.get(card.parent) === 1
-    ) {
-      card = card.parent;
-    }
-    if (card !== el && !cardEls.includes(card)) cardEls.push(card);
-  }
-
+export function pricingFromCards(root: AnyNode, index = new ElementIndex(root)): PricingPlan[] {
+  const names = nameElements(index);
+  const firstName = index.firstInside(names);
+  const listOrTable = index.nearestAncestor((el) => tagName(el) === "li" || tagName(el) === "table");
   const cards: Card[] = [];
-  for (const el of cardEls) {
-    if (collapse(textContent(el)).length > 3000) continue;
-    const nameEl = elementsIn(el).find((inner) => nameSet.has(inner));
+  for (const el of cardElements(root, index, names)) {
+    if (collapse(textContent(el)).length > MAX_CARD_CHARS) continue;
+    const nameEl = firstName(el);
     if (!nameEl) continue;
     const name = nameText(nameEl);
     if (!plausibleName(name)) continue;
-    const price = cardPrice(el, nameEl);
+    const price = cardPrice(index, el, nameEl, listOrTable);
     if (!price) continue;
-    cards.push({ el, name, price, features: cardFeatures(el) });
+    cards.push({ el, name, price, features: cardFeatures(index, el) });
   }
 
-  const innermost = cards.filter((card) => !cards.some((other) => other !== card && contains(card.el, other.el)));
+  const innermostEls = new Set(index.innermost(cards.map((card) => card.el)));
+  const innermost = cards.filter((card) => innermostEls.has(card.el));
   const siblings = new Map<AnyNode | null, number>();
   for (const card of innermost) siblings.set(card.el.parent, (siblings.get(card.el.parent) ?? 0) + 1);
   return innermost
@@ -518,34 +548,33 @@ export function pricingFromCards(root: AnyNode): PricingPlan[] {
  * nearest heading before them ("Pro — $49/month" headings name themselves). List items and anything inside
  * `excluded` (changelog entries, blog posts) are skipped: a release note mentioning "$8/month" is not a plan.
  */
-export function pricingFromTokens(root: AnyNode, excluded: Element[] = []): PricingPlan[] {
+export function pricingFromTokens(
+  root: AnyNode,
+  excluded: Element[] = [],
+  index = new ElementIndex(root),
+): PricingPlan[] {
   const plans: PricingPlan[] = [];
   const named = new Set<string>();
+  const inExcluded = index.insideAny(excluded);
+  const inListItem = index.insideAny(index.elements.filter((el) => tagName(el) === "li"));
   let heading: string | null = null;
-  for (const el of elementsIn(root)) {
+  for (const el of index.elements) {
     if (isHeading(el)) {
-      const text = nameText(el);
-      const inline = parsePrice(text);
-      const at = firstPriceIndex(text);
-      const usable = !excluded.some((block) => contains(block, el)) && inline?.period != null;
-      if (inline && inline.currency && at !== null && usable) {
-        const name = collapse(text.slice(0, at).replace(/[\s:–—|-]+$/, ""));
-        if (plausibleName(name) && !named.has(planKey(name))) {
-          named.add(planKey(name));
-          plans.push(makePlan(name, inline, "token", []));
-        }
-        heading = null;
-        continue;
+      // A heading of hundreds of characters names no plan: it is not read in full.
+      const text = index.visibleChars(el) <= MAX_HEADING_CHARS ? nameText(el) : null;
+      const inline = text === null ? null : tokenPlan(text, !inExcluded(el));
+      if (inline && !named.has(inline.key)) {
+        named.add(inline.key);
+        plans.push(inline);
       }
-      heading = text;
+      heading = inline || (text !== null && inlinePriced(text, !inExcluded(el))) ? null : text;
       continue;
     }
     if (!heading || named.has(planKey(heading)) || !plausibleName(heading)) continue;
-    if (tagName(el) === "li" || insideAny(el, ["li"], root as Element)) continue;
-    if (excluded.some((block) => contains(block, el))) continue;
-    const text = collapse(textContent(el));
-    if (text.length === 0 || text.length > 80) continue;
-    if (elementsIn(el).some((child) => parsePrice(textContent(child))?.currency)) continue;
+    if (inListItem(el) || inExcluded(el)) continue;
+    const text = shortText(index, el, 80);
+    if (!text) continue;
+    if (index.inside(el).some((child) => parsePrice(textContent(child))?.currency)) continue;
     const price = parsePrice(priceWindow(el));
     if (!price || !price.currency) continue;
     if (price.period === null && !PRICE_CLASS_RE.test(el.attribs.class ?? "")) continue;
@@ -553,6 +582,21 @@ export function pricingFromTokens(root: AnyNode, excluded: Element[] = []): Pric
     plans.push(makePlan(heading, price, "token", []));
   }
   return plans;
+}
+
+const MAX_HEADING_CHARS = 300;
+
+/** A heading that carries its own price with a period ("Pro — $49/month"), usable unless inside an entry. */
+function inlinePriced(text: string, usable: boolean): boolean {
+  const inline = parsePrice(text);
+  return !!inline && !!inline.currency && firstPriceIndex(text) !== null && usable && inline.period != null;
+}
+
+/** The plan a self-pricing heading names ("Pro — $49/month" → Pro at $49/month), or null. */
+function tokenPlan(text: string, usable: boolean): PricingPlan | null {
+  if (!inlinePriced(text, usable)) return null;
+  const name = collapse(text.slice(0, firstPriceIndex(text)!).replace(/[\s:–—|-]+$/, ""));
+  return plausibleName(name) ? makePlan(name, parsePrice(text)!, "token", []) : null;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -566,9 +610,10 @@ export function extractPricing(
   ld: JsonLd,
   excluded: Element[] = [],
   safely: <T>(fn: () => T, fallback: T) => T = (fn) => fn(),
+  index = new ElementIndex(root),
 ): PricingPlan[] {
   const fromJsonLd = safely(() => pricingFromJsonLd(ld), []);
-  const fromCards = safely(() => pricingFromCards(root), []);
+  const fromCards = safely(() => pricingFromCards(root, index), []);
   const plans = new Map<string, PricingPlan>();
   for (const plan of fromJsonLd) if (!plans.has(plan.key)) plans.set(plan.key, plan);
   for (const plan of fromCards) {
@@ -577,7 +622,7 @@ export function extractPricing(
     else if (existing.features.length === 0) existing.features = plan.features;
   }
   if (plans.size === 0) {
-    for (const plan of safely(() => pricingFromTokens(root, excluded), [])) {
+    for (const plan of safely(() => pricingFromTokens(root, excluded, index), [])) {
       if (!plans.has(plan.key)) plans.set(plan.key, plan);
     }
   }

@@ -44,13 +44,22 @@ export function readChallengeMarkup($: CheerioAPI): ChallengeMarkup {
  * A CAPTCHA counts only with little other text: a long contact page with reCAPTCHA on its form is still a page.
  */
 export function isBotChallenge(markup: ChallengeMarkup, visibleText: string, headings: string): boolean {
-  const words = visibleText.split(/\s+/).filter(Boolean).length;
+  // Only counts below 300 matter: counting stops there rather than splitting a page of megabytes into its words.
+  const words = countWords(visibleText, 300);
   if (CHALLENGE_TITLE_RE.test(markup.title)) return true;
   if (/\bcloudflare\b/i.test(markup.title) && /attention required|access denied|blocked/i.test(markup.title))
     return true;
   if ((markup.challengeMarkup || markup.inlineChallengeScript) && words < 300) return true;
-  if (CHALLENGE_TEXT_RE.test(visibleText) && words < 200) return true;
+  if (words < 200 && CHALLENGE_TEXT_RE.test(visibleText)) return true;
   if (markup.captchaMarkup && words < 120) return true;
   if (DENIED_RE.test(`${markup.title} ${headings} ${visibleText.slice(0, 300)}`) && words < 50) return true;
   return false;
+}
+
+/** Words (runs of non-space) in `text`, counted up to `limit`. */
+function countWords(text: string, limit: number): number {
+  const word = /\S+/g;
+  let count = 0;
+  while (count < limit && word.exec(text)) count += 1;
+  return count;
 }
