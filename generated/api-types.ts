@@ -461,7 +461,10 @@ export interface paths {
          *     press pages, RSS/Atom autodiscovery, sitemap.xml) and starts tracking those not tracked yet (compared by
          *     normalized URL): at most one per source type. Returns the sources created (an empty list when nothing new was
          *     found). The website is read from the competitor's oldest `homepage` source, otherwise `https://<domain>/`.
-         *     Answers 422 (`loc: ["path", "competitor_id"]`) when that homepage cannot be fetched.
+         *     Answers 422 (`loc: ["path", "competitor_id"]`) when that homepage cannot be fetched or read, with
+         *     `Could not fetch <url>: <reason>` (e.g. `not a text page: image/png`). Bounded per request: at most 4 fetches
+         *     (the homepage, sitemap.xml and 2 child sitemaps), each of at most 2 MiB and 10 s, 8 MiB in all, none started
+         *     after 20 s; pages are parsed within the parse budget (5 s by default).
          */
         post: operations["discoverCompetitorSources"];
         delete?: never;
@@ -482,7 +485,11 @@ export interface paths {
         /**
          * @description Profiles the competitor's website: homepage metadata, JSON-LD Organization, social links, and candidate sources
          *     with `verified` = reachable; the profile is stored and feeds `GET /insights`. The homepage is chosen as for
-         *     discover-sources; answers 422 (`loc: ["path", "competitor_id"]`) when it cannot be fetched.
+         *     discover-sources; answers 422 (`loc: ["path", "competitor_id"]`) when it cannot be fetched or read. Bounded per
+         *     request: at most 12 fetches (the homepage, sitemap.xml, 2 child sitemaps and one per candidate, 8 at most), each
+         *     of at most 2 MiB and 10 s, 8 MiB in all, none started after 20 s; pages are parsed within the parse budget (5 s
+         *     by default). A candidate the budget left no fetch for is listed with `verified` false; one that answered with a
+         *     page too large, not text or too complex to parse is `verified`.
          */
         post: operations["profileCompetitor"];
         delete?: never;
@@ -932,10 +939,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Re-runs intelligence extraction over the latest 10 stored snapshots of each of the competitor's sources (a bound on
-         *     one request's work), synchronously, and answers when it is done. Events already detected are not duplicated; `events_generated` counts only new ones. An analysis failure
-         *     (e.g. no snapshots yet) still answers 200, with `error` set and `events_generated` `null`. Answers 404 when the
-         *     competitor does not exist or belongs to another workspace.
+         * @description Re-runs intelligence extraction over the latest snapshots of each of the competitor's sources, synchronously, and
+         *     answers when it is done: 10 snapshots per source at most and 100 per request in all (a competitor with more than
+         *     10 sources gets 100 ÷ sources per source, at least 2); older snapshots keep their extraction and events. Events
+         *     already detected are not duplicated; `events_generated` counts only new ones. An analysis failure (e.g. no
+         *     snapshots yet) still answers 200, with `error` set and `events_generated` `null`. Answers 404 when the competitor
+         *     does not exist or belongs to another workspace.
          */
         post: operations["reanalyzeCompetitor"];
         delete?: never;

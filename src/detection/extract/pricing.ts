@@ -143,8 +143,9 @@ function currencyOf(token: string | undefined): string | null {
 export function parsePrice(text: string, options: { bareNumber?: boolean } = {}): ParsedPrice | null {
   const source = collapse(text);
   if (!source) return null;
+  // Every amount has a digit: text without one (most of a page) skips the price expression.
   const re = new RegExp(PRICE_SOURCE, "g");
-  const m = re.exec(source);
+  const m = /\d/.test(source) ? re.exec(source) : null;
   if (m) {
     const amount = parseAmount(m[2] ?? m[4] ?? m[5] ?? "");
     if (amount !== null) {
@@ -396,10 +397,16 @@ function shortText(index: ElementIndex, el: Element, limit: number): string | nu
 
 /** Text of a price element plus its next sibling, where the period often sits (`<p>$49</p><p>per month</p>`). */
 function priceWindow(el: Element): string {
+  const next = nextElement(el);
+  const nextText = next ? collapse(textContent(next)) : "";
+  return `${blockText(el)} ${nextText.length <= 80 ? nextText : ""}`;
+}
+
+/** The element's next element sibling, or null. */
+function nextElement(el: Element): Element | null {
   let next = el.next;
   while (next && !isElement(next)) next = next.next;
-  const nextText = next && isElement(next) ? collapse(textContent(next)) : "";
-  return `${blockText(el)} ${nextText.length <= 80 ? nextText : ""}`;
+  return next && isElement(next) ? next : null;
 }
 
 /**
@@ -557,6 +564,8 @@ export function pricingFromTokens(
   const named = new Set<string>();
   const inExcluded = index.insideAny(excluded);
   const inListItem = index.insideAny(index.elements.filter((el) => tagName(el) === "li"));
+  const digitInside = index.textMatches(/\d/);
+  const hasDigit = (el: Element | null): boolean => el !== null && digitInside(el);
   let heading: string | null = null;
   for (const el of index.elements) {
     if (isHeading(el)) {
@@ -572,6 +581,8 @@ export function pricingFromTokens(
     }
     if (!heading || named.has(planKey(heading)) || !plausibleName(heading)) continue;
     if (inListItem(el) || inExcluded(el)) continue;
+    // An amount needs a digit in the element or in the element after it (priceWindow): most elements have none.
+    if (!hasDigit(el) && !hasDigit(nextElement(el))) continue;
     const text = shortText(index, el, 80);
     if (!text) continue;
     if (index.inside(el).some((child) => parsePrice(textContent(child))?.currency)) continue;

@@ -22,7 +22,8 @@ const NOT_VISIBLE = /[\s\u200b-\u200d\u2060\ufeff\u0000-\u0008\u000e-\u001f\u007
 export class ElementIndex {
   /** The elements in document order. */
   readonly elements: Element[];
-  private readonly position = new Map<AnyNode, number>();
+  /** Each element's position, kept on the element under a key of this index's own (faster than a Map lookup). */
+  private readonly key = Symbol("position");
   /** For the element at position i, the position of its last descendant (i when it has none). */
   private readonly last: Int32Array;
   private visible: Int32Array | null = null;
@@ -39,7 +40,7 @@ export class ElementIndex {
     while (stack.length > 0) {
       const node = stack.pop()!;
       if (!isElement(node)) continue;
-      this.position.set(node, elements.length);
+      (node as unknown as Record<symbol, number>)[this.key] = elements.length;
       elements.push(node);
       pushChildren(node);
     }
@@ -47,7 +48,7 @@ export class ElementIndex {
     // Sizes bottom-up: children come after their parent in pre-order, so a reverse pass sees them first.
     const size = new Int32Array(elements.length).fill(1);
     for (let i = elements.length - 1; i >= 0; i -= 1) {
-      const parent = this.position.get(elements[i]!.parent as AnyNode);
+      const parent = this.parentAt(elements[i]!);
       if (parent !== undefined) size[parent]! += size[i]!;
     }
     this.last = new Int32Array(elements.length);
@@ -55,8 +56,8 @@ export class ElementIndex {
   }
 
   /** Position of an indexed element, or -1. */
-  at(el: AnyNode): number {
-    return this.position.get(el) ?? -1;
+  at(el: AnyNode | null): number {
+    return (el as unknown as Record<symbol, number> | null)?.[this.key] ?? -1;
   }
 
   /** True when `node` is `ancestor` or lies inside it. Walks up for nodes the index does not hold (text nodes). */
@@ -118,7 +119,7 @@ export class ElementIndex {
     const nearest = new Int32Array(this.elements.length).fill(-1);
     // Parents come before their children in document order.
     for (let i = 0; i < this.elements.length; i += 1) {
-      const parent = this.position.get(this.elements[i]!.parent as AnyNode);
+      const parent = this.parentAt(this.elements[i]!);
       if (parent !== undefined) nearest[i] = test(this.elements[parent]!) ? parent : nearest[parent]!;
     }
     return (node) => {
@@ -171,7 +172,7 @@ export class ElementIndex {
       const el = this.elements[i]!;
       if (!matches[i])
         matches[i] = el.children.some((child) => child.type === "text" && re.test((child as Text).data)) ? 1 : 0;
-      const parent = this.position.get(el.parent as AnyNode);
+      const parent = this.parentAt(el);
       if (parent !== undefined && matches[i] && !SKIPPED_TAGS.has(el.name.toLowerCase())) matches[parent] = 1;
     }
     return (el) => matches[this.at(el)] === 1;
@@ -184,13 +185,19 @@ export class ElementIndex {
       for (const child of el.children) {
         if (child.type === "text") counts[i]! += visibleLength((child as Text).data);
       }
-      const parent = this.position.get(el.parent as AnyNode);
+      const parent = this.parentAt(el);
       if (parent !== undefined && !SKIPPED_TAGS.has(el.name.toLowerCase())) counts[parent]! += counts[i]!;
     }
     return counts;
   }
 
   private readonly element = (i: number): Element => this.elements[i]!;
+
+  /** Position of an element's parent, undefined when the parent is the root or above it. */
+  private parentAt(el: Element): number | undefined {
+    const i = this.at(el.parent);
+    return i === -1 ? undefined : i;
+  }
 
   private sorted(set: Iterable<Element>): number[] {
     const positions = [...new Set([...set].map((el) => this.at(el)))].filter((i) => i !== -1);
