@@ -14,6 +14,7 @@ import * as crm from "./20261122000800_crm.js";
 import * as outgoingEmails from "./20261124000100_outgoing_emails.js";
 import * as digestDeliveryClaims from "./20261124100000_digest_delivery_claims.js";
 import * as authHardening from "./20261124110000_auth_hardening.js";
+import * as accessChangeNotices from "./20261124120000_access_change_notices.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
@@ -27,4 +28,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261124000100_outgoing_emails", outgoingEmails],
   ["20261124100000_digest_delivery_claims", digestDeliveryClaims],
   ["20261124110000_auth_hardening", authHardening],
+  ["20261124120000_access_change_notices", accessChangeNotices],
 ];

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { OpenAPIBackend, type Context } from "openapi-backend";
 import type { Ajv } from "ajv";
+import type { AccessChangeFeed } from "./auth/access-changes.js";
 import { Authenticator } from "./auth/context.js";
 import { contractOperations, openApiDocument } from "./contract.js";
 import { accessError } from "./http/access.js";
@@ -33,8 +34,15 @@ export interface BuiltApp {
   api: OpenAPIBackend;
 }
 
-export async function buildApp(services: AppServices): Promise<BuiltApp> {
-  const api = await operationRouter(services);
+/**
+ * `accessChanges`: the process's access-change feed, which lets the app cache callers (src/auth/context.ts); without
+ * it every request reads its caller.
+ */
+export async function buildApp(
+  services: AppServices,
+  accessChanges: AccessChangeFeed | null = null,
+): Promise<BuiltApp> {
+  const api = await operationRouter(services, new Authenticator(services.knex, services.tokens, accessChanges));
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -57,7 +65,7 @@ export async function buildApp(services: AppServices): Promise<BuiltApp> {
 }
 
 /** openapi-backend with every operation's handler: routes, authenticates, authorises and validates, then calls it. */
-async function operationRouter(services: AppServices): Promise<OpenAPIBackend> {
+async function operationRouter(services: AppServices, authenticator: Authenticator): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
     definition: structuredClone(openApiDocument()),
     strict: true,
@@ -71,7 +79,6 @@ async function operationRouter(services: AppServices): Promise<OpenAPIBackend> {
     customizeAjv: (ajv: Ajv) => addContractFormats(ajv),
   });
 
-  const authenticator = new Authenticator(services.knex, services.tokens);
   api.registerSecurityHandler("BearerAuth", async (c: Context) => {
     const auth = await authenticator.authenticate(header(c.request.headers.authorization));
     if (!auth) return false;

@@ -5,6 +5,7 @@
 import type { Server } from "node:http";
 import pino, { type Logger } from "pino";
 import { buildApp } from "./app.js";
+import { AccessChangeFeed } from "./auth/access-changes.js";
 import { TokenService } from "./auth/tokens.js";
 import type { Config } from "./config.js";
 import { sealPlaintextSecrets } from "./db/sealed-secrets.js";
@@ -29,6 +30,8 @@ export interface RunningService {
   app: import("express").Express | null;
   /** The periodic scheduler (worker roles). */
   scheduler: Scheduler | null;
+  /** The feed that keeps cached callers current (api roles). */
+  accessChanges: AccessChangeFeed | null;
   stop(): Promise<void>;
 }
 
@@ -87,8 +90,11 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   if (!serveApi) log.info({ role: config.role }, "started");
   let server: Server | null = null;
   let app: import("express").Express | null = null;
+  let accessChanges: AccessChangeFeed | null = null;
   if (serveApi) {
-    app = (await buildApp(services)).app;
+    accessChanges = new AccessChangeFeed(database.url, log);
+    await accessChanges.start();
+    app = (await buildApp(services, accessChanges)).app;
     if (options.listen !== false) {
       const listening = app.listen(config.port, config.host);
       server = listening;
@@ -109,6 +115,7 @@ export async function startService(config: Readonly<Config>, options: StartOptio
         server.closeIdleConnections();
         await closed;
       }
+      await accessChanges?.close();
       await scheduler?.stop();
       await jobs.stop();
       await pipeline.close();
@@ -118,5 +125,5 @@ export async function startService(config: Readonly<Config>, options: StartOptio
       log.info("stopped");
     })());
 
-  return { services, pipeline, database, server, app, scheduler, stop };
+  return { services, pipeline, database, server, app, scheduler, accessChanges, stop };
 }

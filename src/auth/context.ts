@@ -1,28 +1,63 @@
 import type { Knex } from "knex";
 import type { AuthContext } from "../http/handler.js";
+import type { AccessChange, AccessChangeFeed } from "./access-changes.js";
 import type { TokenService } from "./tokens.js";
 
 /**
- * How long a token's caller (membership, role, admin flag, plan) is reused before it is read again. The membership
- * lookup was a second database round trip on every request, ~16 % of GET /events throughput (bench/); five seconds
- * bounds how late a removed member or a changed plan takes effect.
+ * How long a token's caller (membership, role, admin flag, plan) is reused at most. The membership lookup was a
+ * second database round trip on every request, ~16 % of GET /events throughput (bench/). Changes do not wait for it:
+ * the access-change feed drops a stale caller at once (src/auth/access-changes.ts); this bound is a backstop.
  */
-export const AUTH_CACHE_MS = 5_000;
+export const AUTH_CACHE_MS = 60_000;
 const AUTH_CACHE_LIMIT = 10_000;
 
+interface CachedCaller {
+  caller: AuthContext;
+  generation: number;
+  until: number;
+}
+
 /**
- * The caller behind a bearer token: the user must still exist and still be a member of the token's workspace, so
- * removing a member or deleting a user takes effect (within AUTH_CACHE_MS), and the token must be of the user's current
- * generation: a password reset revokes older tokens (docs/product-rules.md#tokens-and-passwords) at once in the process
- * that made it, and within AUTH_CACHE_MS in the others.
+ * The caller behind a bearer token: the user must still exist and still be a member of the token's workspace, and
+ * the token must be of the user's current generation (a password reset revokes older tokens,
+ * docs/product-rules.md#tokens-and-passwords).
+ *
+ * Callers are cached only while the access-change feed is listening, and every notice drops the callers it names, so
+ * a change of plan, role, membership, admin flag or password takes effect on the next request in every process
+ * (docs/architecture.md#consistency). Without a feed (a process that has none, or whose session is down) every
+ * request reads the caller.
  */
 export class Authenticator {
-  private readonly cache = new Map<string, { caller: AuthContext; generation: number; until: number }>();
+  private readonly cache = new Map<string, CachedCaller>();
+  /**
+   * Counts notices. A caller read from the database while a notice arrived may predate the change (the read raced
+   * the commit), so it is not cached: the read notes the count before it starts and caches only if it is unchanged.
+   */
+  private notices = 0;
 
   constructor(
     private readonly knex: Knex,
     private readonly tokens: TokenService,
-  ) {}
+    private readonly feed: AccessChangeFeed | null = null,
+  ) {
+    feed?.subscribe({
+      changed: (change) => this.forget(change),
+      reset: () => {
+        this.notices += 1;
+        this.cache.clear();
+      },
+    });
+  }
+
+  /** Drops the cached callers of the user or workspace a notice names. */
+  private forget(change: AccessChange): void {
+    this.notices += 1;
+    for (const [token, entry] of this.cache) {
+      if (entry.caller.userId === change.userId || entry.caller.workspaceId === change.workspaceId) {
+        this.cache.delete(token);
+      }
+    }
+  }
 
   async authenticate(authorization: string | undefined): Promise<AuthContext | null> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
@@ -37,6 +72,7 @@ export class Authenticator {
       return null;
     }
 
+    const noticesBefore = this.notices;
     const claims = await this.tokens.verify(token);
     if (!claims || this.tokens.isRevoked(claims)) return null;
     const row = await this.knex("users")
@@ -56,6 +92,7 @@ export class Authenticator {
       role: row.role,
       plan: row.plan,
     };
+    if (!this.feed?.listening || this.notices !== noticesBefore) return caller;
     if (this.cache.size >= AUTH_CACHE_LIMIT) this.cache.clear();
     // Never past the token's own expiry.
     this.cache.set(token, {

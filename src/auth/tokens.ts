@@ -91,8 +91,8 @@ export class TokenService {
 
   /**
    * Records that the user's tokens below `generation` are revoked (called once the reset has committed), so callers
-   * this process has cached stop being served at once. Other processes see the new generation when their cached
-   * caller expires (AUTH_CACHE_MS).
+   * this process has cached stop being served at once, before the access-change notice of the same reset arrives
+   * (src/auth/access-changes.ts), which is what drops them in the other processes.
    */
   revokeBelow(userId: string, generation: number): void {
     const now = Date.now();

@@ -19,6 +19,7 @@ export class UsageError extends Error {}
 
 const USAGE = `usage: npm run admin -- <command>
   grant-admin <email>
+  revoke-admin <email>
   set-plan <workspace_id> <${PLAN_NAMES.join("|")}>
   add-member <workspace_id> <email> [--role member|owner] [--name N]
   slack-connect <workspace_id> --webhook-url U
@@ -27,21 +28,24 @@ const USAGE = `usage: npm run admin -- <command>
   crm-connect <workspace_id> --provider salesforce|hubspot --base-url U --token T [--severity-threshold S] [--fields JSON] [--mapping JSON]
   crm-status [<workspace_id>]`;
 
+/** Sets or clears a user's platform-admin flag; every API process sees it on the user's next request. */
+async function setAdmin(knex: AppServices["knex"], email: string, isAdmin: boolean): Promise<unknown> {
+  const [user] = await knex("users")
+    .whereRaw("lower(email) = ?", [email.toLowerCase()])
+    .update({ is_admin: isAdmin, updated_at: knex.fn.now() })
+    .returning(["id", "email", "name", "is_admin"]);
+  if (!user) throw new UsageError(`no user with email ${email}`);
+  return user;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 type Command = (services: AppServices, args: string[]) => Promise<unknown>;
 
 const COMMANDS: Record<string, Command> = {
-  "grant-admin": async ({ knex }, args) => {
-    const [email] = positionals(args, 1, "grant-admin <email>");
-    const [user] = await knex("users")
-      .whereRaw("lower(email) = ?", [email!.toLowerCase()])
-      .update({ is_admin: true, updated_at: knex.fn.now() })
-      .returning(["id", "email", "name", "is_admin"]);
-    if (!user) throw new UsageError(`no user with email ${email}`);
-    return user;
-  },
+  "grant-admin": ({ knex }, args) => setAdmin(knex, positionals(args, 1, "grant-admin <email>")[0]!, true),
+  "revoke-admin": ({ knex }, args) => setAdmin(knex, positionals(args, 1, "revoke-admin <email>")[0]!, false),
 
   "set-plan": async ({ knex }, args) => {
     const [workspaceId, plan] = positionals(args, 2, "set-plan <workspace_id> <plan>");

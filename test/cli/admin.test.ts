@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdminCommand } from "../../src/cli/admin.js";
 import { addMember, createWorkspace } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
-import { waitFor } from "../setup/wait.js";
-import { AUTH_CACHE_MS } from "../../src/auth/context.js";
+import { untilCallerSees, waitFor } from "../setup/wait.js";
 
 const run = promisify(execFile);
 
@@ -25,11 +24,8 @@ describe("npm run admin", () => {
       email: member.email,
       is_admin: true,
     });
-    // The caller's admin flag is re-read within AUTH_CACHE_MS.
-    await waitFor(
-      async () => (await app.http.get("/admin/sources/health").set("Authorization", member.bearer)).status === 200,
-      AUTH_CACHE_MS + 2000,
-    );
+    // The cached caller is dropped by the change's notice (test/auth/consistency.test.ts).
+    await untilCallerSees(() => app.http.get("/admin/sources/health").set("Authorization", member.bearer), 200);
     await expect(admin("grant-admin", "nobody@example.com")).rejects.toThrow(/no user/);
   });
 
@@ -37,10 +33,9 @@ describe("npm run admin", () => {
     const member = await createWorkspace(app, { plan: "free" });
     await app.http.get(`/v1/workspaces/${member.workspaceId}`).set("Authorization", member.bearer).expect(403);
     expect(await admin("set-plan", member.workspaceId, "growth")).toMatchObject({ plan: "growth" });
-    await waitFor(
-      async () =>
-        (await app.http.get(`/v1/workspaces/${member.workspaceId}`).set("Authorization", member.bearer)).status === 501,
-      AUTH_CACHE_MS + 2000,
+    await untilCallerSees(
+      () => app.http.get(`/v1/workspaces/${member.workspaceId}`).set("Authorization", member.bearer),
+      501,
     );
     await expect(admin("set-plan", member.workspaceId, "platinum")).rejects.toThrow(/plan must be one of/);
     await expect(admin("set-plan", "not-a-uuid", "growth")).rejects.toThrow(/not a workspace id/);

@@ -63,6 +63,23 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     await service.scheduler.idle();
     await queueSettled(service.services.knex, QUEUES.digestGenerate, {}, 30_000);
   }
+  return testAppOf(service, config);
+}
+
+/**
+ * Another API process (`ROLE=api`) on the same database as `app`, with its own pools and caches, as a second
+ * process behind a load balancer would be.
+ */
+export async function startSecondApi(app: TestApp): Promise<TestApp> {
+  const config = { ...app.config, role: "api" as const };
+  const service = await startService(config, {
+    listen: false,
+    log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+  });
+  return testAppOf(service, config);
+}
+
+function testAppOf(service: RunningService, config: Readonly<Config>): TestApp {
   const agent = supertest.agent(service.app!);
   const http: ContractClient = {
     get: (p) => agent.get(p).expect(matchesContract),
