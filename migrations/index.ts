@@ -15,6 +15,7 @@ import * as outgoingEmails from "./20261124000100_outgoing_emails.js";
 import * as digestDeliveryClaims from "./20261124100000_digest_delivery_claims.js";
 import * as authHardening from "./20261124110000_auth_hardening.js";
 import * as accessChangeNotices from "./20261124120000_access_change_notices.js";
+import * as fetchClaims from "./20261124130000_fetch_claims.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
@@ -29,4 +30,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261124100000_digest_delivery_claims", digestDeliveryClaims],
   ["20261124110000_auth_hardening", authHardening],
   ["20261124120000_access_change_notices", accessChangeNotices],
+  ["20261124130000_fetch_claims", fetchClaims],
 ];

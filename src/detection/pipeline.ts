@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
 import type { Jobs } from "../jobs/boss.js";
 import { QUEUES } from "../jobs/queues.js";
-import { fetchStarted } from "../sources/fetch-queue.js";
+import { fetchFinished, fetchStarted } from "../sources/fetch-queue.js";
 import { FetchError, type FetchResult, type HttpClient } from "../lib/http-client.js";
 import { classify } from "./classify.js";
 import { diffExtractions, isEmptyDiff } from "./diff.js";
@@ -90,6 +90,8 @@ interface Replayed {
 
 export type FetchOutcome =
   | { kind: "missing" }
+  /** Another fetch of the source is running: nothing was fetched. */
+  | { kind: "busy" }
   | { kind: "failed"; message: string; retryable: boolean }
   | { kind: "unchanged"; events: number }
   | { kind: "changed"; snapshotId: string; events: number };
@@ -120,8 +122,8 @@ export class DetectionPipeline {
     const { knex } = this.deps;
     const source = await this.loadSource(sourceId);
     if (!source) return { kind: "missing" };
-    // This job is running: from now on another fetch of the source may be queued.
-    if (jobId && source.fetch_job_id === jobId) await fetchStarted(knex, sourceId, jobId);
+    // One fetch of a source at a time (src/sources/fetch-queue.ts): a second one is retried once the first is done.
+    if (!(await fetchStarted(knex, sourceId, jobId))) return { kind: "busy" };
     // Everything else the fetch reads and writes is the source's workspace's.
     const scope = new WorkspaceScope(knex, source.workspace_id);
     const fetchedAt = new Date();
@@ -459,6 +461,7 @@ export class DetectionPipeline {
         last_fetched_at: fetchedAt,
         consecutive_failures: scope.db.raw("consecutive_failures + 1"),
         updated_at: fetchedAt,
+        ...fetchFinished,
       });
     this.deps.log.info({ source: sourceId, error: message }, "source fetch failed");
   }
@@ -517,6 +520,7 @@ function successState(fetchedAt: Date) {
     error_message: null,
     consecutive_failures: 0,
     updated_at: fetchedAt,
+    ...fetchFinished,
   };
 }
 

@@ -9,7 +9,7 @@ import type { Knex } from "knex";
 import type { Logger } from "pino";
 import { acrossWorkspaces } from "../db/tenancy.js";
 import { hostOf } from "../detection/host-limiter.js";
-import { queueFetches, whereNoFetchWaiting } from "../sources/fetch-queue.js";
+import { queueFetches, whereNoFetchWaiting, whereNotBeingFetched } from "../sources/fetch-queue.js";
 import type { Jobs } from "./boss.js";
 
 /** Sources enqueued per tick at most; the rest are due next tick (oldest first, so none starves). */
@@ -72,8 +72,8 @@ export class Scheduler {
       if (!options.force && sinceLast < this.tickSeconds * 0.5) return 0;
 
       // Every workspace's sources: the scheduler serves them all.
-      const due: { id: string; url: string }[] = await whereNoFetchWaiting(
-        acrossWorkspaces(trx).from("sources").where("is_active", true),
+      const due: { id: string; url: string }[] = await whereNotBeingFetched(
+        whereNoFetchWaiting(acrossWorkspaces(trx).from("sources").where("is_active", true), trx),
         trx,
       )
         .where((q) =>

@@ -3,7 +3,9 @@
  *
  * - Whoever queues a fetch (the scheduler, run-now) records the job's id and time on the source, in the transaction
  *   that inserts the job (`queueFetches`).
- * - The fetch job clears them when it starts (`fetchStarted`): from then on another fetch may be queued.
+ * - The fetch job clears them when it starts (`fetchStarted`): from then on another fetch may be queued. It also
+ *   claims the source until its outcome is recorded: the scheduler does not queue a source being fetched
+ *   (`whereNotBeingFetched`), and another fetch job of it waits (is retried) rather than fetch at the same time.
  * - A fetch queued more than STALE_QUEUED_MINUTES ago is presumed lost (its job deleted or dead-lettered) and may be
  *   queued again (`whereNoFetchWaiting`, `waitingFetch`).
  */
@@ -57,10 +59,43 @@ export async function queueFetches(
   return queued.map((job) => job.id);
 }
 
-/** The fetch job `jobId` has started: if it is the one the source waits for, another may now be queued. */
-export async function fetchStarted(db: Knex | Knex.Transaction, sourceId: string, jobId: string): Promise<void> {
-  await acrossWorkspaces(db)
-    .from("sources")
-    .where({ id: sourceId, fetch_job_id: jobId })
-    .update({ fetch_job_id: null, fetch_queued_at: null });
+/**
+ * How long a running fetch's claim on its source holds at most: the fetch job's expiry, past which pg-boss presumes
+ * the worker dead and retries the job.
+ */
+export const FETCH_CLAIM_SECONDS = QUEUES.sourceFetch.options.expireInSeconds!;
+
+/**
+ * A fetch of the source starts (job `jobId`, or none for a direct call): it claims the source until its outcome is
+ * recorded (`fetch_started_at`, cleared with `fetchFinished`), and if it is the job the source waits for, another
+ * may now be queued (a run-now while it runs wants a fresher page). False when another fetch holds the source: the
+ * caller must not fetch now (the job is retried later, and the queued record stays, so nothing else is queued).
+ */
+export async function fetchStarted(
+  db: Knex | Knex.Transaction,
+  sourceId: string,
+  jobId: string | null,
+): Promise<boolean> {
+  const { rows } = await acrossWorkspaces(db).raw(
+    `UPDATE sources
+        SET fetch_started_at = now(),
+            fetch_queued_at = CASE WHEN fetch_job_id = ?::uuid THEN NULL ELSE fetch_queued_at END,
+            fetch_job_id = CASE WHEN fetch_job_id = ?::uuid THEN NULL ELSE fetch_job_id END
+      WHERE id = ? AND (fetch_started_at IS NULL OR fetch_started_at < now() - make_interval(secs => ?))
+      RETURNING id`,
+    [jobId, jobId, sourceId, FETCH_CLAIM_SECONDS],
+  );
+  return rows.length === 1;
+}
+
+/** The columns that end a fetch's claim, set in the update that records its outcome. */
+export const fetchFinished = { fetch_started_at: null } as const;
+
+/** Restricts a query of `sources` to those no fetch is running for (or only one presumed dead). */
+export function whereNotBeingFetched(query: Knex.QueryBuilder, db: Knex | Knex.Transaction): Knex.QueryBuilder {
+  return query.where((q) =>
+    q
+      .whereNull("fetch_started_at")
+      .orWhere("fetch_started_at", "<", db.raw(`now() - make_interval(secs => ?)`, [FETCH_CLAIM_SECONDS])),
+  );
 }

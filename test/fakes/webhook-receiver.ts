@@ -14,6 +14,8 @@ export interface ReceivedRequest {
   rawBody: string;
   /** Date.now() when the request arrived. */
   receivedAt: number;
+  /** The status answered; 0 when the connection was dropped. */
+  status: number;
 }
 
 export type ScriptedReply =
@@ -25,6 +27,7 @@ export class WebhookReceiver {
   readonly requests: ReceivedRequest[] = [];
   private readonly scripts = new Map<string, ScriptedReply[]>();
   private readonly fallbacks = new Map<string, ScriptedReply>();
+  private readonly deciders = new Map<string, (headers: IncomingHttpHeaders) => ScriptedReply>();
   private server!: Server;
   baseUrl = "";
 
@@ -34,14 +37,15 @@ export class WebhookReceiver {
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
         const path = new URL(req.url ?? "/", "http://x").pathname;
+        const reply = this.scripts.get(path)?.shift() ?? this.fallbacks.get(path) ?? { status: 200 };
         this.requests.push({
           method: req.method ?? "",
           path,
           headers: req.headers,
           rawBody: Buffer.concat(chunks).toString("utf8"),
           receivedAt: Date.now(),
+          status: reply === "drop" ? 0 : reply.status,
         });
-        const reply = this.scripts.get(path)?.shift() ?? this.fallbacks.get(path) ?? { status: 200 };
         if (reply === "drop") {
           req.socket.destroy();
           return;
@@ -72,6 +76,12 @@ export class WebhookReceiver {
   /** Answers every request to `path` that no script covers with `reply`. */
   otherwise(path: string, reply: ScriptedReply): this {
     this.fallbacks.set(path, reply);
+    return this;
+  }
+
+  /** Answers the requests to `path` that no script covers with what `decide` says, given the request's headers. */
+  decide(path: string, decide: (headers: IncomingHttpHeaders) => ScriptedReply): this {
+    this.deciders.set(path, decide);
     return this;
   }
 
