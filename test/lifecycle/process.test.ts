@@ -1,11 +1,9 @@
 /**
  * The real entry point (`src/main.ts`) as a child process: roles, and graceful shutdown on SIGTERM.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../src/db/embedded-postgres.js";
 import { enqueueEmail } from "../../src/email/outbox.js";
+import { startServiceProcess, type Role } from "../setup/service-process.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 import { waitFor } from "../setup/wait.js";
 
@@ -16,38 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.stop());
 
-interface Child {
-  process: ChildProcess;
-  port: number;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function startChild(role: "all" | "api" | "worker"): Promise<Child> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: app.config.databaseUrl!,
-      DATA_DIR: app.config.dataDir,
-      JWT_SECRET: randomBytes(32).toString("hex"),
-      PORT: String(port),
-      ROLE: role,
-      LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk) => (output += chunk));
-  child.stderr!.on("data", (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  for (let i = 0; i < 200 && !/"msg":"(listening|started)"/.test(output); i++) {
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  if (!/"msg":"(listening|started)"/.test(output)) throw new Error(`child did not start:\n${output}`);
-  return { process: child, port, output: () => output, exited };
-}
+const startChild = (role: Role) => startServiceProcess(app, role);
 
 const outboxHas = (subject: string, timeoutMs: number) =>
   waitFor(() => app.service.services.knex("email_outbox").where({ subject }).first(), timeoutMs).then(
@@ -59,7 +26,7 @@ describe("roles", () => {
   it("ROLE=api serves HTTP and leaves jobs to workers; ROLE=worker works them and serves no HTTP", async () => {
     const api = await startChild("api");
     try {
-      const health = await fetch(`http://127.0.0.1:${api.port}/health`);
+      const health = await fetch(`${api.baseUrl}/health`);
       expect(await health.json()).toEqual({ service: "rivalscope", status: "ok" });
       const { jobs, knex } = app.service.services;
       await enqueueEmail(jobs, { to: "role@example.com", subject: "role test", text: "hi" }, knex);
@@ -67,7 +34,7 @@ describe("roles", () => {
 
       const worker = await startChild("worker");
       try {
-        await expect(fetch(`http://127.0.0.1:${worker.port}/health`)).rejects.toThrow();
+        await expect(fetch(`${worker.baseUrl}/health`)).rejects.toThrow();
         expect(await outboxHas("role test", 10_000)).toBe(true);
       } finally {
         worker.process.kill("SIGTERM");
@@ -77,13 +44,13 @@ describe("roles", () => {
       api.process.kill("SIGTERM");
       expect(await api.exited).toBe(0);
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("graceful shutdown", () => {
   it("finishes an in-flight request after SIGTERM, then refuses new ones and exits 0", async () => {
     const child = await startChild("all");
-    const base = `http://127.0.0.1:${child.port}`;
+    const base = child.baseUrl;
     // Sign-up hashes a password (~0.4 s): long enough to still be in flight when the signal arrives.
     const inFlight = fetch(`${base}/auth/signup`, {
       method: "POST",
@@ -98,5 +65,5 @@ describe("graceful shutdown", () => {
     expect(await child.exited).toBe(0);
     await expect(fetch(`${base}/health`)).rejects.toThrow();
     expect(child.output()).toMatch(/"msg":"stopped"/);
-  }, 60_000);
+  }, 180_000);
 });

@@ -12,18 +12,17 @@
  * expired (their start moved back past their expiry, as waiting would) and pg-boss's maintenance in the surviving
  * workers retries them (their backoff likewise cut short). Nothing may be lost or made twice.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Knex } from "knex";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort } from "../../src/db/embedded-postgres.js";
 import { latestSlots } from "../../src/digests/schedule.js";
 import { EVENT_ID_HEADER } from "../../src/webhooks/signature.js";
 import { WebhookReceiver } from "../fakes/webhook-receiver.js";
 import { addMember, createCompetitor, createWebhookSubscription, createWorkspace } from "../setup/factories.js";
 import type { TestMember } from "../setup/factories.js";
-import { startTestApp, type TestApp } from "../setup/test-app.js";
+import { startServiceProcess, type Role, type ServiceProcess } from "../setup/service-process.js";
+import { startTestApp } from "../setup/test-app.js";
 import { waitFor } from "../setup/wait.js";
 
 const SITES = 100;
@@ -78,59 +77,8 @@ function pricingPage(proPrice: number): string {
 </section></main></body></html>`;
 }
 
-interface Child {
-  name: string;
-  process: ChildProcess;
-  baseUrl: string;
-  output: () => string;
-  exited: Promise<void>;
-}
-
-async function startChild(app: TestApp, name: string, role: "all" | "api" | "worker"): Promise<Child> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: app.config.databaseUrl!,
-      // The same data folder: the same key for sealed secrets (webhook signing secrets).
-      DATA_DIR: app.config.dataDir,
-      JWT_SECRET: Buffer.from(app.config.jwtSecret).toString(),
-      ALLOW_PRIVATE_TARGETS: "1",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      ROLE: role,
-      SCHEDULER_TICK_SECONDS: "1",
-      WEBHOOK_RETRY_BASE_SECONDS: "1",
-      LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk) => (output = (output + chunk).slice(-20_000)));
-  child.stderr!.on("data", (chunk) => (output = (output + chunk).slice(-20_000)));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`${name} exited:\n${output}`);
-      // A worker serves no HTTP: ready once it says so.
-      if (role === "worker") return /"msg":"started"/.test(output) ? true : null;
-      return fetch(`${baseUrl}/health`).then(
-        (res) => res.ok,
-        () => false,
-      );
-    },
-    60_000,
-    `${name} to start`,
-  );
-  return { name, process: child, baseUrl, output: () => output, exited };
-}
-
-async function stopChild(child: Child, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  if (child.process.exitCode !== null || child.process.signalCode !== null) return;
-  child.process.kill(signal);
-  await child.exited;
-}
+/** The service's processes of a scenario: every scheduler ticks each second, webhook retries start after 1 s. */
+const SCENARIO_ENV = { SCHEDULER_TICK_SECONDS: "1", WEBHOOK_RETRY_BASE_SECONDS: "1" };
 
 /** What a scenario produced, in terms that do not depend on ids or timing. */
 interface Outcome {
@@ -207,11 +155,11 @@ async function runScenario(topology: Topology): Promise<Outcome> {
       .update({ digest_frequency: "daily", digest_hour_local: hour, digest_timezone: tz });
   }
 
-  const children: Child[] = [];
-  const start = async (name: string, role: "all" | "api" | "worker") => {
-    const child = await startChild(app, name, role);
+  const children: ServiceProcess[] = [];
+  const start = async (name: string, role: Role) => {
+    const child = await startServiceProcess(app, role, { name, env: SCENARIO_ENV });
     children.push(child);
-    cleanups.push(() => stopChild(child, "SIGKILL"));
+    cleanups.push(() => child.stop("SIGKILL"));
     return child;
   };
   await Promise.all([
@@ -380,7 +328,7 @@ async function runScenario(topology: Topology): Promise<Outcome> {
   for (const mail of digestSubjects) perAddress.set(mail.to_address, (perAddress.get(mail.to_address) ?? 0) + 1);
 
   const maxConcurrentFetches = Math.max(...sites.maxInFlight.values());
-  await Promise.all(children.map((child) => stopChild(child)));
+  await Promise.all(children.map((child) => child.stop()));
   return {
     events: events.map((event) => `${sourceIndex.get(event.source_id)}: ${event.event_type} ${event.title}`).sort(),
     refetched,
@@ -398,9 +346,9 @@ async function runScenario(topology: Topology): Promise<Outcome> {
  * worker's; the others finish theirs in milliseconds) get their start moved back past their expiry, and the next
  * maintenance of a surviving worker (every 30 s) sends them to retry.
  */
-async function killAndExpire(knex: Knex, worker: Child): Promise<string[]> {
+async function killAndExpire(knex: Knex, worker: ServiceProcess): Promise<string[]> {
   const active = await knex("pgboss.job").where({ state: "active" }).pluck("id");
-  await stopChild(worker, "SIGKILL");
+  await worker.stop("SIGKILL");
   await new Promise((resolve) => setTimeout(resolve, 3000));
   return knex("pgboss.job")
     .whereIn("id", active)
@@ -412,12 +360,10 @@ async function killAndExpire(knex: Knex, worker: Child): Promise<string[]> {
 
 describe("many processes on one database", () => {
   it("2 API and 3 worker processes, one killed mid-run, do what one process does: nothing lost, nothing twice", async () => {
-    // Side by side, each on its own database: most of either one's time is spent waiting (ticks, backoffs, pg-boss
-    // maintenance), so together they take little longer than one.
-    const [single, many] = await Promise.all([
-      runScenario({ all: 1, api: 0, worker: 0, killWorker: false }),
-      runScenario({ all: 0, api: 2, worker: 3, killWorker: true }),
-    ]);
+    // One after the other: side by side they took as long (both are CPU-bound on 2 cores) and starved the test
+    // files running beside this one.
+    const single = await runScenario({ all: 1, api: 0, worker: 0, killWorker: false });
+    const many = await runScenario({ all: 0, api: 2, worker: 3, killWorker: true });
     for (const outcome of [single, many]) {
       expect(outcome.events).toHaveLength(SOURCES * (PRICES.length - 1));
       expect(outcome.maxConcurrentFetches).toBe(1);
