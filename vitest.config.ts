@@ -15,7 +15,9 @@ export default defineConfig({
     // transform and import per file: 806 s → 360 s for the suite). Safe because each file starts its own service on
     // its own database, and src/ keeps no per-request state at module level.
     isolate: false,
-    testTimeout: 30_000,
+    // Generous: a timeout here is a guard against a hang, not a speed target (those live in `npm run bench`). On two
+    // busy cores a test that takes 5 s alone has taken over 30 s.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
   },
 });

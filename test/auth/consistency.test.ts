@@ -51,7 +51,7 @@ describe("access changes", () => {
 
     expect(await adminCli("set-plan", member.workspaceId, "growth")).toMatchObject({ plan: "growth" });
     for (const api of apis()) expect(await realtimeSourceStatus(api, member, competitor.id)).toBe(201);
-  }, 60_000);
+  }, 120_000);
 
   it("revoking is_admin makes the next /admin/* request 403 in both API processes", async () => {
     const member = await createWorkspace(app, { isAdmin: true });
@@ -62,7 +62,7 @@ describe("access changes", () => {
     for (const api of apis()) {
       await api.http.get("/admin/sources/health").set("Authorization", member.bearer).expect(403);
     }
-  }, 60_000);
+  }, 120_000);
 
   it("a changed role, a password reset and a removed member reach both processes at once", async () => {
     const { knex } = app.service.services;

@@ -17,16 +17,28 @@ import { createCompetitor, createWorkspace, type TestMember } from "../setup/fac
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 import { hostileBodies, type HostileBody } from "./hostile-bodies.js";
 
-const BUDGET_MS = 5000;
+/**
+ * The parse budget of this file's service and pool. The budget is wall time (Node 20 has no per-thread CPU clock), and
+ * beside the suite's heaviest files a body that parses in 1–2 s alone can take several times that: these tests ask
+ * that every body finishes with a clear result, which the service's default 5 s would turn into a test of the
+ * machine's load. The budget's own behaviour is tested below with a pipeline whose budget is 0.2 s.
+ */
+const BUDGET_MS = 30_000;
+const BUDGET_MESSAGE = "page too complex to parse within 30 s";
 /** A thread killed at its budget is replaced before the next task runs: allowed on top of the budget. */
 const RESTART_ALLOWANCE_MS = 20_000;
 const BOUND_MS = BUDGET_MS + RESTART_ALLOWANCE_MS;
+/**
+ * What a whole 5 MB fetch may take: the fetch, the parse and the recording of the outcome, on a busy machine. The
+ * defects this file guards against took minutes to hours on such pages; the same pages take seconds now.
+ */
+const FETCH_BOUND_MS = 120_000;
 
 let app: TestApp;
 let site: FixtureSite;
 let pool: ParsePool;
 beforeAll(async () => {
-  [app, site] = await Promise.all([startTestApp(), new FixtureSite().start()]);
+  [app, site] = await Promise.all([startTestApp({ PARSE_BUDGET_MS: String(BUDGET_MS) }), new FixtureSite().start()]);
   pool = new ParsePool({ budgetMs: BUDGET_MS });
 });
 afterAll(async () => {
@@ -56,7 +68,7 @@ async function each<T>(bodies: HostileBody[], task: (body: string, hostile: Host
       } catch (error) {
         // The only failure a parse may end in: the budget, with the message the source records.
         expect(error).toBeInstanceOf(ParseBudgetError);
-        expect((error as Error).message).toBe("page too complex to parse within 5 s");
+        expect((error as Error).message).toBe(BUDGET_MESSAGE);
         outcomes.push({
           body: hostile,
           ms: performance.now() - started,
@@ -101,7 +113,7 @@ describe("the parse pool", () => {
     expect(outcomes.filter((outcome) => outcome.failure).map((outcome) => outcome.body.name)).toEqual([]);
     const feed = outcomes.find((outcome) => /^feed: \w+ items$/.test(outcome.body.name))!.result as Extraction;
     expect(feed.items).toHaveLength(500);
-  }, 180_000);
+  }, 300_000);
 
   it("reads hostile homepages and sitemaps as discovery does", async () => {
     const homepages = await each(
@@ -163,8 +175,8 @@ describe("the source-fetch path", () => {
     const member = await createWorkspace(app, { plan: "growth" });
     const competitor = await createCompetitor(app, member, { name: "Hostile", domain: "hostile.test" });
     const expected: [string, RegExp][] = [
-      ["huge attribute: 5 MB title", /^(?:changed|page too complex to parse within 5 s)$/],
-      ["one character: 5 MB of 'a'", /^(?:changed|page too complex to parse within 5 s)$/],
+      ["huge attribute: 5 MB title", new RegExp(`^(?:changed|${BUDGET_MESSAGE})$`)],
+      ["one character: 5 MB of 'a'", new RegExp(`^(?:changed|${BUDGET_MESSAGE})$`)],
       // Three bytes each in UTF-8: past the outbound client's 5 MB cap.
       ["one character: 5 MB of '‹'", /^response larger than 5 MB$/],
       ["NUL bytes: 5 MB", /^not a text page: binary content sent as text\/html$/],
@@ -176,7 +188,7 @@ describe("the source-fetch path", () => {
       const sourceId = await trackHostile(member, competitor.id, named(name));
       const started = performance.now();
       const outcome = await app.service.pipeline.fetchSource(sourceId);
-      expect(performance.now() - started, name).toBeLessThan(BOUND_MS);
+      expect(performance.now() - started, name).toBeLessThan(FETCH_BOUND_MS);
       const source = await app.service.services.knex("sources").where({ id: sourceId }).first();
       if (outcome.kind === "failed") {
         expect(outcome.message, name).toMatch(result);
@@ -195,7 +207,7 @@ describe("the source-fetch path", () => {
     try {
       const member = await createWorkspace(app, { plan: "growth" });
       const competitor = await createCompetitor(app, member, { name: "Slow", domain: "slow.test" });
-      const sourceId = await trackHostile(member, competitor.id, named("huge attribute: 5 MB title"));
+      const sourceId = await trackHostile(member, competitor.id, named("items: 4 MB of dated headings"));
       let healthMs = 0;
       const { result, lagMs } = await worstLag(
         (async () => {
@@ -208,10 +220,11 @@ describe("the source-fetch path", () => {
         })(),
       );
       expect(result).toEqual({ kind: "failed", message: "page too complex to parse within 0.2 s", retryable: false });
-      // Parsing this page on the event loop takes seconds; what remains is fetching it and, on a busy machine, the
-      // garbage collector of a test process holding the corpus.
-      expect(lagMs).toBeLessThan(2000);
-      expect(healthMs).toBeLessThan(2000);
+      // The slowest page of the corpus: parsing it on the event loop takes over 25 s on a quiet machine. What remains
+      // on the event loop is fetching it and, on a busy machine, the garbage collector of a test process holding the
+      // corpus, which has taken up to 3 s beside the suite's heaviest files.
+      expect(lagMs).toBeLessThan(10_000);
+      expect(healthMs).toBeLessThan(10_000);
       const source = await knex("sources").where({ id: sourceId }).first();
       expect(source.error_message).toBe("page too complex to parse within 0.2 s");
     } finally {

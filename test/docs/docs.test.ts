@@ -48,7 +48,7 @@ describe("GET /docs", () => {
         if (!request.url().startsWith(base) && !request.url().startsWith("data:")) offsite.push(request.url());
       });
       await page.goto(`${base}/docs`);
-      await page.waitForSelector(".opblock", { timeout: 20_000 });
+      await page.waitForSelector(".opblock", { timeout: 60_000 });
       const operationCount = await page.locator(".opblock").count();
       const expected = contractOperations().length;
       expect(operationCount).toBe(expected);
@@ -58,5 +58,5 @@ describe("GET /docs", () => {
       await browser.close();
       await new Promise((resolve) => server.close(resolve));
     }
-  }, 60_000);
+  }, 120_000);
 });

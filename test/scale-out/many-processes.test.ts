@@ -381,5 +381,5 @@ describe("many processes on one database", () => {
       `many processes: ${many.events.length} events, ${many.redelivered} redelivered webhooks, ` +
         `${many.refetched.at(-1)} fetches repeated after the kill; one process: ${single.redelivered} redelivered`,
     );
-  }, 600_000);
+  }, 900_000);
 });

@@ -10,8 +10,6 @@
  * "a worker killed mid-delivery loses nothing" means (docs/product-rules.md#retries-and-dead-letter), and it sets most
  * of this test's length.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
@@ -21,6 +19,7 @@ import type { WebhookPayload } from "../../src/webhooks/deliver.js";
 import type { WebhookSubscription } from "../../src/webhooks/subscriptions.js";
 import { LoadWebhookReceiver } from "../fakes/load-webhook-receiver.js";
 import { createCompetitor, createEvents, createWorkspace } from "../setup/factories.js";
+import { startServiceProcess, type ServiceProcess } from "../setup/service-process.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 import { waitFor } from "../setup/wait.js";
 
@@ -35,7 +34,7 @@ const ANSWER_DELAY_MS = 3000;
 
 let app: TestApp;
 let receiver: LoadWebhookReceiver;
-const workers: Worker[] = [];
+const workers: ServiceProcess[] = [];
 beforeAll(async () => {
   // This in-process app only sends (ROLE=api): the worker processes alone work the queues.
   [app, receiver] = await Promise.all([
@@ -51,51 +50,16 @@ afterAll(async () => {
 
 const knex = () => app.service.services.knex;
 
-interface Worker {
-  process: ChildProcess;
-  startedAt: number;
-  exited: Promise<void>;
-  output: () => string;
-  stop(): Promise<void>;
-}
-
-/** The project's entry point as a worker process on this file's database (as test/lifecycle/process.test.ts does). */
-async function startWorker(): Promise<Worker> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+/** The project's entry point as a worker process on this file's database. */
+async function startWorker(): Promise<ServiceProcess> {
+  const worker = await startServiceProcess(app, "worker", {
+    name: `worker ${workers.length}`,
     env: {
-      ...process.env,
-      DATABASE_URL: app.config.databaseUrl!,
-      DATA_DIR: app.config.dataDir,
-      JWT_SECRET: randomBytes(32).toString("hex"),
-      ROLE: "worker",
-      ALLOW_PRIVATE_TARGETS: "1",
       // The backoff of docs/product-rules.md#retries-and-dead-letter with base 0 retries at once: with half the
       // requests failing, some events fail ten times in a row, and base 1 s would make the last of those wait 2^9 s.
       WEBHOOK_RETRY_BASE_SECONDS: "0",
-      LOG_LEVEL: "info",
     },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  let output = "";
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  await waitFor(async () => /"msg":"started"/.test(output) || child.exitCode !== null, 30_000, "a worker to start");
-  if (child.exitCode !== null) throw new Error(`worker exited at start:\n${output}`);
-  const worker: Worker = {
-    process: child,
-    startedAt: Date.now(),
-    exited,
-    output: () => output,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
   workers.push(worker);
   return worker;
 }

@@ -172,7 +172,7 @@ describe("webhook-add", () => {
         .split("\n")
         .filter((line: string) => !line.startsWith("npm warn")),
     ).toEqual([`workspace ${owner.workspaceId} is on the free plan; webhooks need api_access (growth or enterprise)`]);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("webhook-promote", () => {
