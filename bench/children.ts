@@ -44,7 +44,10 @@ export async function startChild(options: ChildOptions): Promise<RunningChild> {
   const fd = openSync(logFile, "a");
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, ["--import", "tsx", options.entry], {
+    // Profiling the children: BENCH_CHILD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench -- webhooks
+    // (Node refuses --cpu-prof in NODE_OPTIONS).
+    const nodeArgs = process.env.BENCH_CHILD_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+    child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", options.entry], {
       cwd: repoRoot,
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",

@@ -28,6 +28,10 @@ import { cpuSeconds, median, progress, sleep } from "./util.js";
 
 export interface WebhookThroughputPass {
   deliveries: number;
+  /** Seconds the bench's transaction took to commit the pass's rows and jobs. */
+  commitSeconds: number;
+  /** Seconds until the first webhook arrived. */
+  firstSeconds: number;
   seconds: number;
   deliveriesPerSecond: number;
   /** CPU used by the worker processes in the pass, as a share of one core (`null` without /proc). */
@@ -133,6 +137,7 @@ function describePass(pass: WebhookThroughputPass): string {
   const cpu = (share: number | null, who: string) => (share === null ? "" : `, ${who} ${Math.round(share * 100)} %`);
   return (
     `${pass.deliveries} in ${pass.seconds.toFixed(2)} s = ${Math.round(pass.deliveriesPerSecond)}/s` +
+    ` (committed after ${pass.commitSeconds.toFixed(2)} s, first webhook after ${pass.firstSeconds.toFixed(2)} s)` +
     `${cpu(pass.workerCpuShare, "worker processes at")} of a core`
   );
 }
@@ -170,12 +175,15 @@ async function measurePass(
   const cpuBefore = cpuOf(options.workerPids);
   const started = performance.now();
   const ids = await options.knex.transaction(queue);
+  const committed = performance.now();
   const firstReceipt = await receiptsOf(receiver, ids, PASS_TIMEOUT_MS);
   const ended = Math.max(...firstReceipt.values());
   const seconds = (ended - started) / 1000;
   const cpuAfter = cpuOf(options.workerPids);
   return {
     deliveries: ids.length,
+    commitSeconds: (committed - started) / 1000,
+    firstSeconds: (Math.min(...firstReceipt.values()) - started) / 1000,
     seconds,
     deliveriesPerSecond: ids.length / seconds,
     workerCpuShare: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / seconds,

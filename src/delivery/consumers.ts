@@ -7,8 +7,9 @@ import { ImmediateAlertChannel } from "../alerts/consumer.js";
 import { CrmChannel } from "../crm/consumer.js";
 import { WebhookChannel } from "../webhooks/consumer.js";
 import { limitsOf } from "../workspaces/plans.js";
-import { loadEventToDeliver } from "./event.js";
-import type { DeliveryDeps, EventChannelClass } from "./types.js";
+import type { JobFailure } from "../jobs/boss.js";
+import { loadEventsToDeliver, loadEventToDeliver } from "./event.js";
+import type { DeliveryDeps, EventChannel, EventChannelClass, EventToDeliver } from "./types.js";
 
 /** The channels, in order. Add a channel's class here. */
 export const EVENT_CHANNELS: readonly EventChannelClass[] = [ImmediateAlertChannel, WebhookChannel, CrmChannel];
@@ -25,10 +26,61 @@ export class EventFanOut {
     const event = await loadEventToDeliver(this.deps.knex, eventId);
     // Deleted since (its competitor or workspace went): nothing to deliver.
     if (!event) return;
-    const limits = limitsOf(event.plan);
-    for (const Channel of EVENT_CHANNELS) {
-      const channel = new Channel(this.deps);
-      if (limits[channel.requires] && channel.wants(event.setup)) await channel.consume(event);
+    for (const channel of this.channels()) {
+      if (takes(channel, event)) await channel.consume(event);
     }
   }
+
+  /**
+   * `deliver` for a batch of jobs (src/jobs/types.ts#BatchJobHandler): the events in one query, and each channel given
+   * the batch's events at once where it can take them together (docs/architecture.md#batch-handlers). An event whose
+   * channel fails is that job's failure alone; the channels after it skip it, as `deliver` would, until its retry.
+   */
+  async deliverMany(jobs: { jobId: string; eventId: string }[]): Promise<JobFailure[]> {
+    let events: Map<string, EventToDeliver>;
+    try {
+      events = await loadEventsToDeliver(
+        this.deps.knex,
+        jobs.map((job) => job.eventId),
+      );
+    } catch {
+      return this.oneByOne(jobs);
+    }
+    const failed = new Map<string, unknown>();
+    for (const channel of this.channels()) {
+      const taken = [...events.values()].filter((event) => !failed.has(event.id) && takes(channel, event));
+      if (taken.length === 0) continue;
+      if (channel.consumeMany) {
+        try {
+          await channel.consumeMany(taken);
+          continue;
+        } catch {
+          // Retried one by one below: only the events that fail alone fail their jobs.
+        }
+      }
+      const results = await Promise.allSettled(taken.map((event) => channel.consume(event)));
+      for (const [index, result] of results.entries()) {
+        if (result.status === "rejected") failed.set(taken[index]!.id, result.reason);
+      }
+    }
+    return jobs.flatMap((job) =>
+      failed.has(job.eventId) ? [{ jobId: job.jobId, error: failed.get(job.eventId) }] : [],
+    );
+  }
+
+  private async oneByOne(jobs: { jobId: string; eventId: string }[]): Promise<JobFailure[]> {
+    const results = await Promise.allSettled(jobs.map((job) => this.deliver(job.eventId)));
+    return results.flatMap((result, index) =>
+      result.status === "rejected" ? [{ jobId: jobs[index]!.jobId, error: result.reason }] : [],
+    );
+  }
+
+  private channels(): EventChannel[] {
+    return EVENT_CHANNELS.map((Channel) => new Channel(this.deps));
+  }
+}
+
+/** Whether the event's plan allows the channel and its workspace set the channel up. */
+function takes(channel: EventChannel, event: EventToDeliver): boolean {
+  return limitsOf(event.plan)[channel.requires] && channel.wants(event.setup);
 }

@@ -13,6 +13,14 @@ export async function loadEventToDeliver(
   knex: Knex | Knex.Transaction,
   eventId: string,
 ): Promise<EventToDeliver | null> {
+  return (await loadEventsToDeliver(knex, [eventId])).get(eventId) ?? null;
+}
+
+/** `loadEventToDeliver` for a batch of jobs, in one query: the events found, by id. */
+export async function loadEventsToDeliver(
+  knex: Knex | Knex.Transaction,
+  eventIds: string[],
+): Promise<Map<string, EventToDeliver>> {
   const { rows } = await acrossWorkspaces(knex).raw<EventToDeliver>(
     `SELECT e.id, e.workspace_id, e.competitor_id, e.event_type, e.severity, e.title, e.summary, e.impact_summary,
             e.confidence_score, e.confidence_reasoning, e.detected_at,
@@ -29,10 +37,10 @@ export async function loadEventToDeliver(
        JOIN competitors c ON c.id = e.competitor_id
        JOIN workspaces w ON w.id = e.workspace_id
        LEFT JOIN sources s ON s.id = e.source_id AND s.workspace_id = e.workspace_id
-      WHERE e.id = ?`,
-    [eventId],
+      WHERE e.id = ANY(?::uuid[])`,
+    [eventIds],
   );
-  return rows[0] ?? null;
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /**
@@ -42,5 +50,18 @@ export async function loadEventToDeliver(
  */
 export async function loadEventToSend(knex: Knex | Knex.Transaction, eventId: string): Promise<EventToSend | null> {
   const event = await loadEventToDeliver(knex, eventId);
-  return event && { ...event, source_url: event.source_url ?? `https://${event.competitor_domain}` };
+  return event && toSend(event);
+}
+
+/** `loadEventToSend` for a batch, in one query: the events found, by id. */
+export async function loadEventsToSend(
+  knex: Knex | Knex.Transaction,
+  eventIds: string[],
+): Promise<Map<string, EventToSend>> {
+  const events = await loadEventsToDeliver(knex, eventIds);
+  return new Map([...events].map(([id, event]) => [id, toSend(event)]));
+}
+
+function toSend(event: EventToDeliver): EventToSend {
+  return { ...event, source_url: event.source_url ?? `https://${event.competitor_domain}` };
 }

@@ -3,5 +3,10 @@ import type { AreaJobs } from "../jobs/types.js";
 import { EventFanOut } from "./consumers.js";
 
 export const deliveryJobs: AreaJobs = {
-  eventCreated: (deps, job) => new EventFanOut(deps.delivery).deliver(job.data.event_id),
+  // A batch at a time: detection commits a page's events together, and per-event round trips capped the fan-out
+  // (docs/architecture.md#batch-handlers).
+  eventCreated: {
+    batch: (deps, jobs) =>
+      new EventFanOut(deps.delivery).deliverMany(jobs.map((job) => ({ jobId: job.id, eventId: job.data.event_id }))),
+  },
 };

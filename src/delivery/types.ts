@@ -74,6 +74,11 @@ export interface EventChannel {
   wants(setup: DeliverySetup): boolean;
   /** Idempotent (keyed by event id): a retried `event-created` job runs every consumer again safely. */
   consume(event: EventToDeliver): Promise<void>;
+  /**
+   * `consume` for a batch of events in a few round trips, where a channel's volume needs it (webhooks): all or
+   * nothing, so a failure lets the fan-out retry the events one by one and fail only the ones that fail alone.
+   */
+  consumeMany?(events: EventToDeliver[]): Promise<void>;
 }
 
 /** A channel's class: what the fan-out builds from the worker's deps for each event. */

@@ -6,8 +6,19 @@ import type { Knex } from "knex";
 import type { Logger } from "pino";
 import { DEAD_LETTER_QUEUE, QUEUES, type PayloadOf, type QueueDefinition, type QueueKey } from "./queues.js";
 
-/** Handles one job of queue `K`; a throw fails (and retries) that job only, not the rest of its batch. */
-export type QueueHandler<K extends QueueKey> = (job: PgBoss.Job<PayloadOf<(typeof QUEUES)[K]>>) => Promise<void>;
+/** A job that failed in a batch, with the error its retry is logged with. */
+export interface JobFailure {
+  jobId: string;
+  error: unknown;
+}
+
+/**
+ * Handles a batch of queue `K`'s jobs and resolves with those that failed: they alone are failed (and retried), the
+ * rest complete. src/jobs/registry.ts builds these from the areas' handlers.
+ */
+export type QueueHandler<K extends QueueKey> = (
+  jobs: PgBoss.Job<PayloadOf<(typeof QUEUES)[K]>>[],
+) => Promise<JobFailure[]>;
 export type QueueHandlers = { [K in QueueKey]?: QueueHandler<K> };
 
 export interface Jobs {
@@ -30,6 +41,11 @@ export interface Jobs {
   ): Promise<void>;
   /** Worker role: starts polling every queue that has a handler. */
   startWorkers(handlers: QueueHandlers): Promise<void>;
+  /**
+   * Wakes this process's idle workers of `queue` to fetch now instead of at their next poll: for a job just committed
+   * by this process (pg-boss does not notify across processes; other processes find it at their next poll).
+   */
+  wake(queue: QueueDefinition): void;
   stop(): Promise<void>;
 }
 
@@ -77,6 +93,8 @@ export async function startJobs(options: StartJobsOptions): Promise<Jobs> {
   await boss.createQueue(DEAD_LETTER_QUEUE);
   for (const queue of Object.values(QUEUES)) await boss.createQueue(queue.name, { name: queue.name, ...queue.options });
 
+  /** The ids of this process's workers per queue name, for `wake`. */
+  const workerIds = new Map<string, string[]>();
   return {
     boss,
     async send(queue, data, sendOptions = {}, trx) {
@@ -98,24 +116,33 @@ export async function startJobs(options: StartJobsOptions): Promise<Jobs> {
     },
     async startWorkers(handlers) {
       for (const [key, queue] of Object.entries(QUEUES) as [QueueKey, QueueDefinition][]) {
-        const handler = handlers[key] as ((job: PgBoss.Job<unknown>) => Promise<void>) | undefined;
+        const handler = handlers[key] as QueueHandler<QueueKey> | undefined;
         if (!handler) continue;
         const { workers, batchSize, pollingIntervalSeconds } = queue.work;
+        const ids: string[] = [];
+        workerIds.set(queue.name, ids);
         for (let i = 0; i < workers; i++) {
-          await boss.work(queue.name, { batchSize, pollingIntervalSeconds }, async (jobs) => {
-            const results = await Promise.allSettled(jobs.map((job) => handler(job)));
+          let id = "";
+          id = await boss.work(queue.name, { batchSize, pollingIntervalSeconds }, async (jobs) => {
+            const failures = await handler(jobs as PgBoss.Job<never>[]);
             // pg-boss completes the whole batch when this resolves, but only jobs still `active`: failing the
-            // rejected ones first leaves them to their retry policy while the others complete.
-            for (const [index, result] of results.entries()) {
-              if (result.status === "fulfilled") continue;
-              const job = jobs[index]!;
-              const message = result.reason instanceof Error ? result.reason.message : String(result.reason);
-              options.log.warn({ err: result.reason, queue: queue.name, job: job.id }, "job failed; will retry");
-              await boss.fail(queue.name, job.id, { message });
+            // failed ones first leaves them to their retry policy while the others complete.
+            for (const { jobId, error } of failures) {
+              const message = error instanceof Error ? error.message : String(error);
+              options.log.warn({ err: error, queue: queue.name, job: jobId }, "job failed; will retry");
+              await boss.fail(queue.name, jobId, { message });
             }
+            // A full batch says more are likely waiting: fetch again at once. pg-boss would otherwise wait out the
+            // rest of its polling interval after a quick batch, capping a worker at one batch per interval
+            // (docs/architecture.md#batch-handlers).
+            if (jobs.length === batchSize) boss.notifyWorker(id);
           });
+          ids.push(id);
         }
       }
+    },
+    wake(queue) {
+      for (const id of workerIds.get(queue.name) ?? []) boss.notifyWorker(id);
     },
     async stop() {
       // graceful: let active handlers finish; wait: resolve only once they have.

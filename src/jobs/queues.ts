@@ -58,9 +58,8 @@ export const QUEUES = {
    * One job per new event, inserted in the transaction that stores the event; delivery (alert rules, webhooks, CRM)
    * consumes it with database work only (the sending is other queues' jobs). Kept a week, so a delivery worker that
    * was down catches up; a 2-minute expiry (pg-boss's default is 15) lets a killed worker's events go out soon.
-   * 2 × 20 per 0.5 s capped fan-out at 80 events/s; 2 × 100 once measured ~230/s (bench/webhooks.ts, end to end).
-   * Runs on 2026-11-24 measured 54–61/s end to end, with the workers at 60 % of a core: they wait on something
-   * not yet found, older than the tenancy rework (its parent commit measured the same).
+   * Handled a batch at a time (docs/architecture.md#batch-handlers): one job at a time, 2 × 100 measured 39–61
+   * events/s end to end (bench/webhooks.ts), at six round trips per event; in batches, 230–330/s.
    */
   eventCreated: queue<{ event_id: string }>({
     name: "event-created",
@@ -90,8 +89,8 @@ export const QUEUES = {
    * pg-boss's retries only recover a job whose worker died or whose database write failed. An attempt gives up after
    * 10 s (the success rule), so a 30 s expiry never starts a running attempt twice, and a killed worker's deliveries
    * are re-run within a minute (expiry + maintenance). The target is ≥ 300 signed deliveries/s
-   * (docs/architecture.md#performance-targets): 2 × 10 per 0.5 s capped a process at 40/s; 4 × 100 once measured
-   * 380–540/s on 2 cores (bench/webhooks.ts, delivery stage alone), but 144–149/s on 2026-11-24 (see eventCreated).
+   * (docs/architecture.md#performance-targets). One job at a time (seven round trips each), 4 × 100 measured 77–149/s
+   * on 2 cores (bench/webhooks.ts, delivery stage alone); in batches (docs/architecture.md#batch-handlers), 360–620/s.
    */
   webhookDeliver: queue<{ delivery_id: string }>({
     name: "webhook-deliver",

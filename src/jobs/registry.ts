@@ -10,9 +10,10 @@ import { detectionJobs } from "../detection/jobs.js";
 import { digestJobs } from "../digests/jobs.js";
 import { emailJobs } from "../email/jobs.js";
 import { webhookJobs } from "../webhooks/jobs.js";
+import type PgBoss from "pg-boss";
 import type { QueueHandlers } from "./boss.js";
 import type { QueueKey } from "./queues.js";
-import type { AreaJobs, JobDeps } from "./types.js";
+import type { AreaJobs, BatchJobHandler, JobDeps } from "./types.js";
 
 const AREAS: AreaJobs[] = [detectionJobs, deliveryJobs, alertJobs, webhookJobs, crmJobs, digestJobs, emailJobs];
 
@@ -29,11 +30,25 @@ function merge(areas: AreaJobs[]): AreaJobs {
 
 export const JOBS: AreaJobs = merge(AREAS);
 
-/** The worker's handler per queue, bound to the process's services. */
+type AnyJob = PgBoss.Job<object>;
+type AnyHandler = ((deps: JobDeps, job: AnyJob) => Promise<void>) | { batch: BatchJobHandler<QueueKey>["batch"] };
+
+/**
+ * The worker's handler per queue, bound to the process's services, each taking a whole batch: a one-job handler runs
+ * the batch's jobs concurrently, and a job whose handler throws is the batch's only failure.
+ */
 export function workerHandlers(deps: JobDeps): QueueHandlers {
-  const handlers: Record<string, unknown> = {};
-  for (const [queue, handler] of Object.entries(JOBS) as [QueueKey, (deps: JobDeps, job: unknown) => Promise<void>][]) {
-    handlers[queue] = (job: unknown) => handler(deps, job);
+  const handlers: QueueHandlers = {};
+  for (const [queue, handler] of Object.entries(JOBS) as [QueueKey, AnyHandler][]) {
+    handlers[queue] =
+      typeof handler === "function"
+        ? async (jobs) => {
+            const results = await Promise.allSettled(jobs.map((job) => handler(deps, job)));
+            return results.flatMap((result, index) =>
+              result.status === "rejected" ? [{ jobId: jobs[index]!.id, error: result.reason }] : [],
+            );
+          }
+        : (jobs) => handler.batch(deps, jobs as never);
   }
-  return handlers as QueueHandlers;
+  return handlers;
 }

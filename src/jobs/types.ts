@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { DeliveryDeps } from "../delivery/types.js";
 import type { DetectionPipeline } from "../detection/pipeline.js";
 import type { EmailTransport } from "../email/transports.js";
+import type { JobFailure } from "./boss.js";
 import type { PayloadOf, QUEUES, QueueKey } from "./queues.js";
 
 /** What a job handler may use: the worker process's shared services. */
@@ -18,10 +19,19 @@ export interface JobDeps {
 }
 
 /** Handles one job of queue `K`, its payload typed by the queue's declaration. A throw fails (and retries) that job. */
-export type JobHandler<K extends QueueKey> = (
-  deps: JobDeps,
-  job: PgBoss.Job<PayloadOf<(typeof QUEUES)[K]>>,
-) => Promise<void>;
+export type JobHandler<K extends QueueKey> = (deps: JobDeps, job: JobOf<K>) => Promise<void>;
 
-/** One area's job handlers, keyed by queue (src/jobs/queues.ts). */
-export type AreaJobs = { [K in QueueKey]?: JobHandler<K> };
+/** A job of queue `K`, its payload typed by the queue's declaration. */
+export type JobOf<K extends QueueKey> = PgBoss.Job<PayloadOf<(typeof QUEUES)[K]>>;
+
+/**
+ * Handles a whole batch of queue `K` as pg-boss fetched it, for queues whose per-job round trips would cap throughput
+ * (docs/architecture.md#batch-handlers): resolves with the jobs that failed, each retried alone; the others complete.
+ * It must keep a failure to the jobs it concerns, never fail the batch for one job.
+ */
+export interface BatchJobHandler<K extends QueueKey> {
+  batch: (deps: JobDeps, jobs: JobOf<K>[]) => Promise<JobFailure[]>;
+}
+
+/** One area's job handlers, keyed by queue (src/jobs/queues.ts): one job at a time, or a batch at a time. */
+export type AreaJobs = { [K in QueueKey]?: JobHandler<K> | BatchJobHandler<K> };

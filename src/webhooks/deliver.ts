@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Knex } from "knex";
 import { WorkspaceScope } from "../db/tenancy.js";
-import { loadEventToSend } from "../delivery/event.js";
+import { loadEventsToSend } from "../delivery/event.js";
 import type { DeliveryDeps, EventToSend } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { enqueueEmail } from "../email/outbox.js";
@@ -62,6 +62,20 @@ interface DeliveryRow {
   workspace_id: string;
 }
 
+/** What one job of a batch came to: its outcome, or the error that fails it (and retries it). */
+export interface AttemptOutcome {
+  outcome?: DeliveryOutcome;
+  error?: unknown;
+}
+
+/** A POST made for a job that holds its delivery. */
+interface Attempt {
+  delivery: DeliveryRow;
+  event: EventToSend;
+  jobId: string;
+  result: AttemptResult;
+}
+
 interface AttemptResult {
   attemptedAt: Date;
   endedAt: Date;
@@ -104,23 +118,136 @@ export class WebhookDelivery {
 
   /** One attempt of `deliveryId` by job `jobId`; `skipped` unless that job holds the pending delivery. */
   async attempt(deliveryId: string, jobId: string): Promise<DeliveryOutcome> {
-    const delivery = await this.loadDelivery(deliveryId);
-    if (!delivery || delivery.status !== "pending" || delivery.job_id !== jobId) return "skipped";
-    const event = await loadEventToSend(this.deps.knex, delivery.event_id);
-    if (!event) return "skipped";
+    const [result] = await this.attemptMany([{ deliveryId, jobId }]);
+    if (result!.error !== undefined) throw result!.error;
+    return result!.outcome!;
+  }
 
-    // Webhooks need api_access while they are delivered too (docs/product-rules.md#access-and-roles): a downgrade
-    // stops the pending ones.
-    if (!limitsOf(event.plan).api_access) return this.stopForPlan(deliveryId, jobId, event.plan);
-
-    // The POST runs outside any transaction: no connection is held while the receiver answers.
-    const result = await this.post(delivery, event);
-    const outcome = await this.deps.knex.transaction((trx) => this.recordAttempt(trx, delivery, event, jobId, result));
-    this.deps.log.info(
-      { delivery: deliveryId, event: delivery.event_id, status: result.statusCode, error: result.error, outcome },
-      "webhook attempt",
+  /**
+   * One attempt of each delivery by its job, for a batch of `webhook-deliver` jobs (docs/architecture.md#batch-handlers):
+   * the deliveries and their events in two queries, the POSTs at once, and every delivered one recorded in one
+   * statement. Answers other than a 2xx are rarer and record one by one, as does a batch whose shared step fails.
+   * Each job's result is its outcome, or the error that fails that job alone.
+   */
+  async attemptMany(jobs: { deliveryId: string; jobId: string }[]): Promise<AttemptOutcome[]> {
+    let held: (DeliveryRow | null)[];
+    let events: Map<string, EventToSend>;
+    try {
+      const deliveries = await this.loadDeliveries(jobs.map((job) => job.deliveryId));
+      held = jobs.map((job) => {
+        const delivery = deliveries.get(job.deliveryId);
+        return delivery && delivery.status === "pending" && delivery.job_id === job.jobId ? delivery : null;
+      });
+      events = await loadEventsToSend(this.deps.knex, [
+        ...new Set(held.flatMap((delivery) => (delivery ? [delivery.event_id] : []))),
+      ]);
+    } catch (error) {
+      if (jobs.length === 1) return [{ error }];
+      // One job at a time, so that what failed the batch (a malformed id, a lost connection) fails only its own job.
+      return (await Promise.all(jobs.map((job) => this.attemptMany([job])))).flat();
+    }
+    const attempts = await Promise.allSettled(
+      jobs.map(async (job, index): Promise<Attempt | DeliveryOutcome> => {
+        const delivery = held[index];
+        const event = delivery && events.get(delivery.event_id);
+        if (!delivery || !event) return "skipped";
+        // Webhooks need api_access while they are delivered too (docs/product-rules.md#access-and-roles): a downgrade
+        // stops the pending ones.
+        if (!limitsOf(event.plan).api_access) return this.stopForPlan(job.deliveryId, job.jobId, event.plan);
+        // The POST runs outside any transaction: no connection is held while the receiver answers.
+        return { delivery, event, jobId: job.jobId, result: await this.post(delivery, event) };
+      }),
     );
-    return outcome;
+
+    const outcomes: AttemptOutcome[] = attempts.map((attempt) =>
+      attempt.status === "rejected"
+        ? { error: attempt.reason }
+        : typeof attempt.value === "string"
+          ? { outcome: attempt.value }
+          : {},
+    );
+    const posted = attempts.flatMap((attempt, index) =>
+      attempt.status === "fulfilled" && typeof attempt.value !== "string" ? [{ index, ...attempt.value }] : [],
+    );
+    const delivered = posted.filter((attempt) => attempt.result.verdict === "delivered");
+    let recordedTogether = new Set<string>();
+    try {
+      recordedTogether = await this.recordDelivered(delivered);
+    } catch {
+      // Recorded one by one below, each in its own transaction.
+    }
+    await Promise.all(
+      posted.map(async ({ index, delivery, event, jobId, result }) => {
+        try {
+          const outcome =
+            result.verdict === "delivered" && recordedTogether.has(delivery.id)
+              ? "delivered"
+              : await this.deps.knex.transaction((trx) => this.recordAttempt(trx, delivery, event, jobId, result));
+          outcomes[index] = { outcome };
+          this.deps.log.info(
+            {
+              delivery: delivery.id,
+              event: delivery.event_id,
+              status: result.statusCode,
+              error: result.error,
+              outcome,
+            },
+            "webhook attempt",
+          );
+        } catch (error) {
+          outcomes[index] = { error };
+        }
+      }),
+    );
+    return outcomes;
+  }
+
+  /**
+   * Records successful attempts in one statement: each attempt row, and the delivery marked delivered if its job still
+   * holds it (as `recordAttempt` does for one). Returns the deliveries it marked; a delivery it did not mark (deleted,
+   * or taken over meanwhile) is recorded again by `recordAttempt`, which finds it finished or gone and skips it.
+   */
+  private async recordDelivered(attempts: { delivery: DeliveryRow; jobId: string; result: AttemptResult }[]) {
+    if (attempts.length === 0) return new Set<string>();
+    const column = <T>(pick: (attempt: (typeof attempts)[number]) => T) => attempts.map(pick);
+    const { rows } = await this.deps.knex.raw<{ rows: { id: string }[] }>(
+      `WITH posted AS (
+         SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::timestamptz[], ?::timestamptz[], ?::int[], ?::int[])
+                    AS p(id, job_id, attempted_at, ended_at, status_code, latency_ms)
+       ), attempts AS (
+         INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error)
+         SELECT p.id, p.attempted_at, p.status_code, p.latency_ms, NULL
+           FROM posted p JOIN webhook_deliveries d ON d.id = p.id
+       )
+       UPDATE webhook_deliveries d
+          SET status = 'delivered', attempts = d.attempts + 1,
+              first_attempt_at = COALESCE(d.first_attempt_at, p.attempted_at), last_attempt_at = p.attempted_at,
+              last_status = p.status_code, last_error = NULL, delivered_at = p.ended_at, next_attempt_at = NULL
+         FROM posted p
+        WHERE d.id = p.id AND d.status = 'pending' AND d.job_id = p.job_id
+       RETURNING d.id`,
+      [
+        column((a) => a.delivery.id),
+        column((a) => a.jobId),
+        column((a) => a.result.attemptedAt),
+        column((a) => a.result.endedAt),
+        column((a) => a.result.statusCode),
+        column((a) => a.result.latencyMs),
+      ] as Knex.RawBinding[],
+    );
+    for (const { delivery, result } of attempts) {
+      this.deps.log.info(
+        {
+          delivery: delivery.id,
+          event: delivery.event_id,
+          status: result.statusCode,
+          error: null,
+          outcome: "delivered",
+        },
+        "webhook attempt",
+      );
+    }
+    return new Set(rows.map((row) => row.id));
   }
 
   private async stopForPlan(deliveryId: string, jobId: string, plan: string): Promise<DeliveryOutcome> {
@@ -135,13 +262,13 @@ export class WebhookDelivery {
     return stopped > 0 ? "failed" : "skipped";
   }
 
-  /** The delivery the job names, with its subscription (a delivery belongs to its subscription's workspace). */
-  private async loadDelivery(deliveryId: string): Promise<DeliveryRow | null> {
-    const row: DeliveryRow | undefined = await this.deps
+  /** The deliveries the jobs name, with their subscriptions (a delivery belongs to its subscription's workspace). */
+  private async loadDeliveries(deliveryIds: string[]): Promise<Map<string, DeliveryRow>> {
+    const rows: DeliveryRow[] = await this.deps
       .knex("webhook_deliveries as d")
       .join("webhook_subscriptions as s", "s.id", "d.subscription_id")
-      .where("d.id", deliveryId)
-      .first(
+      .whereIn("d.id", deliveryIds)
+      .select(
         "d.id",
         "d.status",
         "d.job_id",
@@ -152,7 +279,7 @@ export class WebhookDelivery {
         "s.signing_secret",
         "s.workspace_id",
       );
-    return row ?? null;
+    return new Map(rows.map((row) => [row.id, row]));
   }
 
   /** One signed POST. Never throws for the receiver's failures: they are the attempt's result. */

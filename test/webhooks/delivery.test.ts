@@ -395,3 +395,99 @@ describe("the delivery job", () => {
     expect(receiver.requestsTo(setup.path)).toHaveLength(2);
   });
 });
+
+/**
+ * The batch handlers of docs/architecture.md#batch-handlers: a batch of `event-created` or `webhook-deliver` jobs gives
+ * each job the outcome it would have had alone, and what fails one job fails no other.
+ */
+describe("batches", () => {
+  it("fans a batch of events from several workspaces out to exactly the subscriptions that take them, once", async () => {
+    const filtered = await subscribed(["--min-severity", "high"]);
+    const open = await subscribed();
+    const low = await newEvent(filtered, { severity: "low" });
+    const high = await newEvent(filtered, { severity: "high" });
+    const other = await newEvent(open, { severity: "low" });
+    const jobs = [low, high, other].map((event) => ({ jobId: randomUUID(), eventId: event.id }));
+
+    expect(await new EventFanOut(deps).deliverMany(jobs)).toEqual([]);
+    // The same batch again (a retried job) makes no second delivery.
+    expect(await new EventFanOut(deps).deliverMany(jobs)).toEqual([]);
+    const deliveries = await knex()("webhook_deliveries")
+      .whereIn("subscription_id", [filtered.subscription.id, open.subscription.id])
+      .select("subscription_id", "event_id");
+    expect(deliveries).toHaveLength(2);
+    expect(deliveries).toEqual(
+      expect.arrayContaining([
+        { subscription_id: filtered.subscription.id, event_id: high.id },
+        { subscription_id: open.subscription.id, event_id: other.id },
+      ]),
+    );
+    await settled(filtered.subscription.id, high.id, "delivered");
+    await settled(open.subscription.id, other.id, "delivered");
+  });
+
+  it("fails only the job whose event id the batch query cannot read", async () => {
+    const setup = await subscribed();
+    const event = await newEvent(setup);
+    const good = { jobId: randomUUID(), eventId: event.id };
+    const malformed = { jobId: randomUUID(), eventId: "not-a-uuid" };
+
+    const failures = await new EventFanOut(deps).deliverMany([malformed, good]);
+    expect(failures.map((failure) => failure.jobId)).toEqual([malformed.jobId]);
+    await settled(setup.subscription.id, event.id, "delivered");
+  });
+
+  it("gives each delivery job of a batch its own outcome: delivered, retried, skipped, or its own error", async () => {
+    const ok = await subscribed();
+    const failing = await subscribed();
+    receiver.script(failing.path, { status: 502 });
+    const delivery = async (setup: Setup) => {
+      const event = await newEvent(setup);
+      const jobId = randomUUID();
+      const row = await createWebhookDelivery(app, {
+        subscriptionId: setup.subscription.id,
+        eventId: event.id,
+        job_id: jobId,
+      });
+      return { deliveryId: row.id as string, jobId };
+    };
+    const delivered = [await delivery(ok), await delivery(ok)];
+    const retried = await delivery(failing);
+    const stale = { ...(await delivery(ok)), jobId: randomUUID() };
+    const unknown = { deliveryId: randomUUID(), jobId: randomUUID() };
+
+    const outcomes = await new WebhookDelivery(deps).attemptMany([...delivered, retried, stale, unknown]);
+    expect(outcomes).toEqual([
+      { outcome: "delivered" },
+      { outcome: "delivered" },
+      { outcome: "retry_scheduled" },
+      { outcome: "skipped" },
+      { outcome: "skipped" },
+    ]);
+    for (const { deliveryId } of delivered) {
+      expect(await knex()("webhook_deliveries").where({ id: deliveryId }).first()).toMatchObject({
+        status: "delivered",
+        attempts: 1,
+        last_status: 200,
+        last_error: null,
+        next_attempt_at: null,
+      });
+      expect(await attemptsOf(deliveryId)).toMatchObject([{ status_code: 200, error: null }]);
+    }
+    expect(await knex()("webhook_deliveries").where({ id: retried.deliveryId }).first()).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      last_status: 502,
+    });
+    expect(receiver.requestsTo(ok.path)).toHaveLength(2);
+
+    // A malformed id fails the batch's shared query: each job is then tried alone, and only that one errs.
+    const again = await delivery(ok);
+    const mixed = await new WebhookDelivery(deps).attemptMany([
+      { deliveryId: "not-a-uuid", jobId: randomUUID() },
+      again,
+    ]);
+    expect(mixed[0]!.error).toBeInstanceOf(Error);
+    expect(mixed[1]).toEqual({ outcome: "delivered" });
+  });
+});
