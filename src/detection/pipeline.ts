@@ -336,9 +336,7 @@ export class DetectionPipeline {
         }
       }
       const resolution = resolveDrafts(pending, drafts);
-      for (const waiting of resolution.confirmed)
-        inserted += await this.insertEvent(trx, source, waiting.draft, waiting.origin);
-      for (const draft of resolution.emit) inserted += await this.insertEvent(trx, source, draft, origin!);
+      inserted += await this.insertEvents(trx, source, toStore(resolution, origin));
       pending = pending
         .filter((p) => !resolution.settled.includes(p.subject))
         .concat(resolution.wait.map((draft) => toPending(draft, origin!)));
@@ -366,10 +364,7 @@ export class DetectionPipeline {
       origin: { diffId: row.diff_id, observedAt: row.observed_at },
     }));
     const resolution = resolveDrafts(pending, drafts);
-    let inserted = 0;
-    for (const waiting of resolution.confirmed)
-      inserted += await this.insertEvent(trx, source, waiting.draft, waiting.origin);
-    for (const draft of resolution.emit) inserted += await this.insertEvent(trx, source, draft, origin!);
+    const inserted = await this.insertEvents(trx, source, toStore(resolution, origin));
     if (resolution.settled.length > 0) {
       await trx("pending_changes").where({ source_id: source.id }).whereIn("subject", resolution.settled).delete();
     }
@@ -377,51 +372,63 @@ export class DetectionPipeline {
     return inserted;
   }
 
-  /** Stores one event with its evidence and queues its delivery, in the caller's transaction. Returns 1 if new. */
-  private async insertEvent(
-    trx: Knex.Transaction,
-    source: SourceRow,
-    draft: EventDraft,
-    origin: ChangeOrigin,
-  ): Promise<number> {
+  /**
+   * Stores a fetch's events with their evidence and queues their delivery, in the caller's transaction, in three
+   * statements however many there are (a page's changes come together; one round trip each costs more than the
+   * rest of the work: docs/architecture.md#batch-handlers). An event already stored for its diff and subject (a
+   * re-analysis) is skipped with its evidence and job. Returns how many are new.
+   */
+  private async insertEvents(trx: Knex.Transaction, source: SourceRow, changes: ChangeToStore[]): Promise<number> {
+    if (changes.length === 0) return 0;
     const scope = new WorkspaceScope(trx, source.workspace_id);
-    const [event] = await scope
-      .insert("events", {
-        competitor_id: source.competitor_id,
-        source_id: source.id,
-        diff_id: origin.diffId,
-        event_type: draft.event_type,
-        severity: draft.severity,
-        title: draft.title,
-        summary: draft.summary,
-        impact_summary: draft.impact_summary,
-        confidence_score: draft.confidence_score,
-        confidence_reasoning: draft.confidence_reasoning,
-        is_inferred: draft.is_inferred,
-        tags_json: JSON.stringify(draft.tags),
-        subject: draft.subject,
-        observed_at: origin.observedAt,
-        detected_at: trx.fn.now(),
-      })
+    const stored: { id: string; diff_id: string; subject: string }[] = await scope
+      .insert(
+        "events",
+        changes.map(({ draft, origin }) => ({
+          competitor_id: source.competitor_id,
+          source_id: source.id,
+          diff_id: origin.diffId,
+          event_type: draft.event_type,
+          severity: draft.severity,
+          title: draft.title,
+          summary: draft.summary,
+          impact_summary: draft.impact_summary,
+          confidence_score: draft.confidence_score,
+          confidence_reasoning: draft.confidence_reasoning,
+          is_inferred: draft.is_inferred,
+          tags_json: JSON.stringify(draft.tags),
+          subject: draft.subject,
+          observed_at: origin.observedAt,
+          detected_at: trx.fn.now(),
+        })),
+      )
       .onConflict(["diff_id", "subject"])
       .ignore()
-      .returning("id");
-    if (!event) return 0;
-    if (draft.evidence.length > 0) {
-      await trx("evidence").insert(
-        draft.evidence.map((evidence) => ({
-          event_id: event.id,
-          evidence_type: evidence.evidence_type,
-          title: evidence.title,
-          excerpt: evidence.excerpt,
-          source_url: source.url,
-          metadata_json: JSON.stringify(evidence.metadata),
-        })),
-      );
-    }
+      .returning(["id", "diff_id", "subject"]);
+    if (stored.length === 0) return 0;
+    // RETURNING gives no order: each new row is matched to its change by its unique (diff, subject).
+    const idOf = new Map(stored.map((row) => [`${row.diff_id} ${row.subject}`, row.id]));
+    const evidence = changes.flatMap(({ draft, origin }) => {
+      const eventId = idOf.get(`${origin.diffId} ${draft.subject}`);
+      if (!eventId) return [];
+      idOf.delete(`${origin.diffId} ${draft.subject}`);
+      return draft.evidence.map((item) => ({
+        event_id: eventId,
+        evidence_type: item.evidence_type,
+        title: item.title,
+        excerpt: item.excerpt,
+        source_url: source.url,
+        metadata_json: JSON.stringify(item.metadata),
+      }));
+    });
+    if (evidence.length > 0) await trx("evidence").insert(evidence);
     // Handed to delivery (alerts, webhooks, CRM) in the same transaction: committed together or not at all.
-    await this.deps.jobs.send(QUEUES.eventCreated, { event_id: event.id }, {}, trx);
-    return 1;
+    await this.deps.jobs.sendMany(
+      QUEUES.eventCreated,
+      stored.map((row) => ({ data: { event_id: row.id } })),
+      trx,
+    );
+    return stored.length;
   }
 
   private async recordUnchanged(
@@ -561,4 +568,18 @@ async function insertPending(trx: Knex.Transaction, sourceId: string, pending: P
     })
     .onConflict(["source_id", "subject"])
     .merge();
+}
+
+/** An event to store: its draft and the change it came from. */
+interface ChangeToStore {
+  draft: EventDraft;
+  origin: ChangeOrigin;
+}
+
+/** What flap damping lets through, in order: the confirmed waiting changes, then the new diff's drafts it emits. */
+function toStore(resolution: { confirmed: Pending<ChangeOrigin>[]; emit: EventDraft[] }, origin: ChangeOrigin | null) {
+  return [
+    ...resolution.confirmed.map((waiting) => ({ draft: waiting.draft, origin: waiting.origin })),
+    ...resolution.emit.map((draft) => ({ draft, origin: origin! })),
+  ];
 }
