@@ -6,6 +6,7 @@
 import { adminHandlers } from "./admin/handlers.js";
 import { alertRuleHandlers } from "./alert-rules/handlers.js";
 import { authHandlers } from "./auth/handlers.js";
+import { billingHandlers } from "./billing/handlers.js";
 import { competitorHandlers } from "./competitors/handlers.js";
 import { digestHandlers } from "./digests/handlers.js";
 import { discoveryHandlers } from "./discovery/handlers.js";
@@ -33,6 +34,7 @@ const AREAS: AreaHandlers[] = [
   preferenceHandlers,
   suppressionHandlers,
   digestHandlers,
+  billingHandlers,
 ];
 
 function merge(areas: AreaHandlers[]): AreaHandlers {

@@ -8,7 +8,6 @@ import type { OperationId } from "./http/handler.js";
 export const PENDING_OPERATIONS = [
   // Plans and billing.
   "getMyPlan",
-  "listPricingPlans",
   "createBetaClaim",
   "createCheckoutSession",
   "createBillingPortalSession",
