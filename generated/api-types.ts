@@ -7,12 +7,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Reads which workspace is flagged as demo; every field is `null` when none is. */
+        /**
+         * Get the demo workspace flag
+         * @description Reads which workspace is flagged as demo; every field is `null` when none is.
+         */
         get: operations["getDemoWorkspace"];
         put?: never;
-        /** @description Flags a workspace as demo, clearing the flag from any previously flagged workspace in the same transaction (at most one workspace holds it). Warning: the flagged workspace's competitor names, event titles, summaries and source URLs become public through `GET /stats/feed`. Idempotent. 404 when the workspace does not exist. */
+        /**
+         * Flag the demo workspace
+         * @description Flags a workspace as demo, clearing the flag from any previously flagged workspace in the same transaction (at
+         *     most one workspace holds it; concurrent calls are applied one after the other, and the last one wins). Warning:
+         *     the flagged workspace's competitor names, event titles, summaries and source URLs become public through
+         *     `GET /stats/feed`. Idempotent. Answers the new status; 404 when the workspace does not exist (nothing changes);
+         *     422 when `workspace_id` is not a UUID.
+         */
         post: operations["setDemoWorkspace"];
-        /** @description Clears the demo flag. Idempotent: always answers the null shape. */
+        /**
+         * Clear the demo workspace flag
+         * @description Clears the demo flag, so `GET /stats/feed` answers its empty payload. Idempotent: always answers the null shape, also when nothing was flagged.
+         */
         delete: operations["clearDemoWorkspace"];
         options?: never;
         head?: never;
@@ -26,7 +39,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the firehose monitors of every workspace, by workspace name. */
+        /**
+         * List firehose monitors
+         * @description Lists the firehose monitors of every workspace, by workspace name: every workspace whose plan has `realtime`
+         *     (growth, enterprise) has one, hourly unless a partner `social`/`news` monitor sets its cadence and `enabled`.
+         */
         get: operations["listFirehoseMonitors"];
         put?: never;
         post?: never;
@@ -43,7 +60,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the most recently queued background jobs of every workspace, newest (`created_at`) first. */
+        /**
+         * List background jobs
+         * @description Lists the most recently queued background jobs of every workspace, newest (`created_at`) first.
+         */
         get: operations["listJobs"];
         put?: never;
         post?: never;
@@ -60,7 +80,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Reads the scheduler's state and its latest digest runs. */
+        /**
+         * Get the scheduler's status
+         * @description Reads the scheduler's state and its latest digest runs.
+         */
         get: operations["getSchedulerStatus"];
         put?: never;
         post?: never;
@@ -77,7 +100,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the sources of every workspace whose latest fetch failed, most recent failure first, with offset/limit paging. */
+        /**
+         * List failing sources
+         * @description Lists the sources of every workspace whose latest fetch failed, most recent failure first, with offset/limit paging.
+         */
         get: operations["listFailedSources"];
         put?: never;
         post?: never;
@@ -94,7 +120,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Counts sources per source type across every workspace: one row per type that has at least one source, ordered by type. */
+        /**
+         * Get source health across workspaces
+         * @description Counts sources per source type across every workspace: one row per type that has at least one source, ordered by type.
+         */
         get: operations["getSourceHealth"];
         put?: never;
         post?: never;
@@ -111,10 +140,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the workspace's alert rules, oldest first (the default rule comes first). Not paginated: a workspace holds at most 100 rules. */
+        /**
+         * List alert rules
+         * @description Lists the workspace's alert rules, oldest first (the default rule comes first). Not paginated: a workspace holds at most 100 rules.
+         */
         get: operations["listAlertRules"];
         put?: never;
         /**
+         * Create an alert rule
          * @description Creates an alert rule; absent fields take their defaults (every competitor, confidence 0.5, `email`, every type,
          *     `immediate`, severity `medium`) and `name` is generated. Answers 403 when the resulting rule uses the `slack`
          *     channel without the plan's `slack` flag or the `immediate` frequency without the plan's `realtime` flag (so a body
@@ -138,11 +171,15 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Deletes an alert rule, the default rule included (the workspace then has no default rule). */
+        /**
+         * Delete an alert rule
+         * @description Deletes an alert rule, the default rule included (the workspace then has no default rule).
+         */
         delete: operations["deleteAlertRule"];
         options?: never;
         head?: never;
         /**
+         * Update an alert rule
          * @description Updates an alert rule (the default rule included); see `AlertRuleUpdate`. `name` is regenerated from the result.
          *     Answers 403 when the resulting rule uses the `slack` channel without the plan's `slack` flag or the `immediate`
          *     frequency without the plan's `realtime` flag; 404 when the rule, or a new `competitor_id`, is not the workspace's.
@@ -160,6 +197,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Request a password reset
          * @description Starts a password reset. When the address has an account, an email with a reset link
          *     (`{PUBLIC_BASE_URL}/reset-password?token=…`) is sent; the token is single-use and expires after 1 hour, and
          *     requesting a new one invalidates the previous one. Public.
@@ -187,6 +225,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Log in
          * @description Exchanges email and password for a bearer token. To renew an expired token, log in again. Public.
          *
          *     Errors: 401 for an unknown email and for a wrong password alike (same status and body, so the answer does not
@@ -211,7 +250,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Returns the signed-in user and the workspace the token is scoped to. */
+        /**
+         * Get the signed-in user
+         * @description Returns the signed-in user and the workspace the token is scoped to.
+         */
         get: operations["getCurrentUser"];
         put?: never;
         post?: never;
@@ -231,6 +273,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Reset a password
          * @description Sets a new password with a reset token from `POST /auth/forgot-password` (or an invitation), and consumes the
          *     token. Public. Answers 200 `{ "detail": "Password has been reset." }`; the user then logs in with the new password.
          *     The reset revokes every access token of the account issued before it: they answer 401 from then on.
@@ -259,6 +302,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Sign up
          * @description Creates a user, a new workspace on the `free` plan with the user as its `owner`, and returns a bearer token for
          *     the new user. Public.
          *
@@ -285,9 +329,19 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Records a request for beta pricing on a plan; the vendor follows up at `contact_email`. Each call records a new
-         *     claim (not idempotent). The workspace's first claim sets its `beta_claimed_at` and `beta_grandfathered` (see
-         *     `GET /me/plan`); the plan itself changes only through checkout or the vendor.
+         * Claim a beta seat
+         * @description Records a request for beta pricing on a plan, with every field sent (unknown fields included), and acknowledges
+         *     it by mail to `contact_email`; the vendor follows up there. Available to every member.
+         *
+         *     Idempotent per (`contact_email`, compared case-insensitively, and `requested_tier`): repeating a claim the
+         *     workspace already made answers 201 with that claim as first recorded (its `id` and `seat_count`), stores nothing
+         *     and sends no second mail. A claim for another tier is a new claim.
+         *
+         *     The workspace's first claim sets its `beta_claimed_at` and `beta_grandfathered` (see `GET /me/plan`): from then
+         *     on checkout charges the beta per-seat price. The plan itself changes only through checkout or the vendor.
+         *
+         *     Errors: 409 when another workspace already recorded a claim for this `contact_email` and `requested_tier`;
+         *     422 when the body is invalid or `requested_tier` is `free`.
          */
         post: operations["createBetaClaim"];
         delete?: never;
@@ -306,12 +360,23 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Starts a hosted checkout for a paid plan and returns the URL to send the user to. The plan changes when the
-         *     provider reports the completed checkout to `POST /billing/webhook`, not when this call returns. Workspaces that
-         *     claimed the beta are charged the beta per-seat price.
+         * Start a checkout session
+         * @description Starts a hosted checkout (a Stripe Checkout Session in `subscription` mode) for a paid plan and returns the URL
+         *     to send the user to. The plan changes when the provider reports the completed checkout to
+         *     `POST /billing/webhook`, not when this call returns.
          *
-         *     Errors: 403 when the caller is not a workspace `owner`; 422 when the body is invalid or `plan` is `free`;
-         *     503 when no payments provider is configured on this deployment.
+         *     The subscription has one line item: `seat_count` seats at the plan's per-seat price in US dollars
+         *     (`GET /pricing/plans`): the list price, or the beta price for a workspace that claimed the beta
+         *     (`beta_grandfathered`). `monthly` bills that every month; `annual` bills 10 × the monthly amount once a year.
+         *     A workspace that already has a payments customer checks out as that customer; otherwise the provider collects
+         *     the payer's details, starting from the caller's email. After paying, the browser returns to
+         *     `{PUBLIC_BASE_URL}/billing/success?session_id=…`; after cancelling, to `{PUBLIC_BASE_URL}/billing/cancel`.
+         *
+         *     Errors: 403 when the caller is not a workspace `owner`; 409 when the workspace already has a live subscription
+         *     (`subscription_status` `active`, `trialing` or `past_due`): a second one would bill twice, so it is changed or
+         *     cancelled through `POST /billing/portal` first; 422 when the body is invalid, `plan` is `free`, or `seat_count`
+         *     exceeds the plan's `seats`; 502 when the payments provider fails or refuses the call; 503 when no payments
+         *     provider is configured on this deployment.
          */
         post: operations["createCheckoutSession"];
         delete?: never;
@@ -330,11 +395,15 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Open a billing portal session
          * @description Opens a billing-portal session where the owner manages the subscription (seats, cycle, payment method,
          *     cancellation). The returned URL is short-lived.
          *
+         *     The browser returns to `{PUBLIC_BASE_URL}/billing` when the owner leaves the portal.
+         *
          *     Errors: 403 when the caller is not a workspace `owner`; 409 when the workspace has no payments customer id yet
-         *     (it never completed a checkout); 503 when no payments provider is configured on this deployment.
+         *     (it never completed a checkout); 502 when the payments provider fails or refuses the call; 503 when no payments
+         *     provider is configured on this deployment.
          */
         post: operations["createBillingPortalSession"];
         delete?: never;
@@ -353,10 +422,31 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Receives payment-provider events (Stripe-compatible `{ id, type, data: { object } }`). Public: authenticity comes
-         *     from the signature. Handled types: `checkout.session.completed`, `customer.subscription.updated`,
-         *     `customer.subscription.deleted`, `invoice.payment_failed`; other types are acknowledged and ignored. Each event
-         *     `id` is processed once; a redelivered event is acknowledged without effect. Answers 200 `{ "received": true }`.
+         * Receive payment provider events
+         * @description Receives payment-provider events (Stripe-compatible `{ id, type, created, data: { object } }`). Public:
+         *     authenticity comes from the signature. Each event `id` is processed once, in one transaction: a redelivered
+         *     event, or the same event delivered twice at once, is acknowledged without effect. Events about a customer or
+         *     subscription no workspace has, and events older (by `created`) than the billing state they would change (the
+         *     provider does not deliver in order), are acknowledged without effect too.
+         *
+         *     Handled types, each finding the workspace by `metadata.workspace_id` (set by `POST /billing/checkout`), else by
+         *     the stored subscription or customer id:
+         *     - `checkout.session.completed`: stores the customer and subscription; once paid (`payment_status` `paid` or
+         *     `no_payment_required`) the workspace moves to `metadata.plan` with `subscription_status` `active`, otherwise
+         *     it waits as `incomplete` for the subscription's own update.
+         *     - `customer.subscription.updated`: stores the subscription's `status` and `current_period_end`; while the status
+         *     is `active`, `trialing` or `past_due` the plan is the subscription's `metadata.plan`; `canceled`, `unpaid`,
+         *     `incomplete_expired` and `paused` return the workspace to `free`.
+         *     - `customer.subscription.deleted`: the workspace's subscription ended: back to `free`, status `canceled`. Its
+         *     data is kept; the free plan's limits apply to new writes. A deleted subscription the workspace has since
+         *     replaced changes nothing.
+         *     - `invoice.payment_failed`: `subscription_status` becomes `past_due`; the plan stays until the provider updates
+         *     or deletes the subscription.
+         *
+         *     Other types are acknowledged and ignored. A plan change takes effect on the workspace's next request.
+         *
+         *     Answers 200 `{ "received": true, "duplicate": <bool> }`, `duplicate` true when the event id was processed
+         *     before.
          *
          *     Errors: 401 when `Payments-Signature` is missing, mis-signed or its timestamp is more than 300 seconds away;
          *     503 when no webhook secret (`PAYMENTS_WEBHOOK_SECRET`) is configured, since unverifiable events could change
@@ -379,12 +469,22 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Answers the conversation's last question from the workspace's competitors and recent events, with the configured
-         *     LLM (or a deterministic rule-based answer when none is configured). Answers 200 `{ "reply": "<assistant text>" }`.
-         *     Each successful call counts one against the plan's `chat_quota` for the calendar month (`usage.chat_used` in
-         *     `GET /me/plan`).
+         * Ask the assistant
+         * @description Answers the conversation's question (its last `user` message) from the caller's workspace only. Retrieval: the
+         *     workspace's events within the plan's `history_days` whose title, summary, event type or competitor name contains a
+         *     word of the question (or its stem: `pricing` matches `price`), or whose competitor the question names (by name or
+         *     domain), matched literally and case-insensitively; the 10 best (most words matched, a named competitor counting
+         *     double, then most recent), or the 5 most recent events when nothing matches; plus the current pricing of at most 3
+         *     competitors the question names. With an LLM configured (`LLM_BASE_URL`), it answers from that context
+         *     and `model` is `LLM_MODEL`; otherwise a deterministic rule-based answer lists what was found and `model` is `null`.
+         *     `citations` are the events the answer draws on.
          *
-         *     Errors: 403 when the month's `chat_quota` is used up; 422 when the body is invalid.
+         *     Each answer counts one against the plan's `chat_quota` for the calendar month (UTC), shown as `usage` here and as
+         *     `usage.chat_used` in `GET /me/plan`. Past the quota: 429 with `Retry-After`, the seconds until the next calendar
+         *     month (UTC) begins. Concurrent calls never exceed the quota: each takes its slot before the answer is written.
+         *
+         *     Errors: 422 when the body is invalid; 429 past the quota; 502 when the configured LLM fails (the call does not
+         *     count).
          */
         post: operations["sendChatMessage"];
         delete?: never;
@@ -400,10 +500,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists every competitor of the caller's workspace, oldest first. Not paginated: the list is bounded by the plan's `competitors` limit. */
+        /**
+         * List competitors
+         * @description Lists every competitor of the caller's workspace, oldest first. Not paginated: the list is bounded by the plan's `competitors` limit.
+         */
         get: operations["listCompetitors"];
         put?: never;
-        /** @description Creates a competitor. Answers 403 when the workspace already has as many competitors as its plan allows (free: 3). */
+        /**
+         * Track a competitor
+         * @description Creates a competitor. Answers 403 when the workspace already has as many competitors as its plan allows (free: 3).
+         */
         post: operations["createCompetitor"];
         delete?: never;
         options?: never;
@@ -418,15 +524,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Reads one competitor. */
+        /**
+         * Get a competitor
+         * @description Reads one competitor.
+         */
         get: operations["getCompetitor"];
         put?: never;
         post?: never;
-        /** @description Deletes a competitor with its sources, snapshots and events. */
+        /**
+         * Stop tracking a competitor
+         * @description Deletes a competitor with its sources, snapshots and events.
+         */
         delete: operations["deleteCompetitor"];
         options?: never;
         head?: never;
-        /** @description Updates a competitor; see the PATCH semantics of `CompetitorUpdate`. */
+        /**
+         * Update a competitor
+         * @description Updates a competitor; see the PATCH semantics of `CompetitorUpdate`.
+         */
         patch: operations["updateCompetitor"];
         trace?: never;
     };
@@ -439,7 +554,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Starts tracking enriched candidates (as returned by the profile operation). Candidates whose normalized URL is already tracked are skipped. */
+        /**
+         * Add discovered sources to a competitor
+         * @description Starts tracking enriched candidates (as returned by the profile operation). Candidates whose normalized URL is already tracked are skipped.
+         */
         post: operations["addEnrichedSources"];
         delete?: never;
         options?: never;
@@ -457,6 +575,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Discover a competitor's sources
          * @description Discovers candidate sources from the competitor's website (links to pricing, careers, blog, changelog, docs and
          *     press pages, RSS/Atom autodiscovery, sitemap.xml) and starts tracking those not tracked yet (compared by
          *     normalized URL): at most one per source type. Returns the sources created (an empty list when nothing new was
@@ -483,6 +602,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Profile a competitor from its website
          * @description Profiles the competitor's website: homepage metadata, JSON-LD Organization, social links, and candidate sources
          *     with `verified` = reachable; the profile is stored and feeds `GET /insights`. The homepage is chosen as for
          *     discover-sources; answers 422 (`loc: ["path", "competitor_id"]`) when it cannot be fetched or read. Bounded per
@@ -505,10 +625,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the sources of a competitor, oldest first. Not paginated: a competitor tracks at most 50 sources. */
+        /**
+         * List a competitor's sources
+         * @description Lists the sources of a competitor, oldest first. Not paginated: a competitor tracks at most 50 sources.
+         */
         get: operations["listCompetitorSources"];
         put?: never;
-        /** @description Adds a source. Answers 409 when the competitor already tracks the same normalized URL, and 403 when `fetch_frequency_minutes` is below 360 without the plan's `realtime` flag or when the competitor already tracks 50 sources (the most one competitor may track). */
+        /**
+         * Add a source to a competitor
+         * @description Adds a source. Answers 409 when the competitor already tracks the same normalized URL, and 403 when `fetch_frequency_minutes` is below 360 without the plan's `realtime` flag or when the competitor already tracks 50 sources (the most one competitor may track).
+         */
         post: operations["createCompetitorSource"];
         delete?: never;
         options?: never;
@@ -523,10 +649,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the workspace's digests, most recently generated first. Not paginated: at most the 100 most recent digests. */
+        /**
+         * List digests
+         * @description Lists the workspace's digests, most recently generated first. Not paginated: at most the 100 most recent digests.
+         */
         get: operations["listDigests"];
         put?: never;
         /**
+         * Generate a digest now
          * @description Generates a digest of the workspace's events now: `period_end` is the moment of the call, `period_start` 24 h
          *     (`daily`) or 7 days (`weekly`) earlier. The digest is not sent (see `sendDigest`). Allowed on every plan.
          */
@@ -544,10 +674,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the suppressed addresses of the caller's workspace only, most recently suppressed first. Not paginated: at most the 1000 most recent. */
+        /**
+         * List digest mail suppressions
+         * @description Lists the suppressed addresses of the caller's workspace only, most recently suppressed first. Not paginated: at most the 1000 most recent.
+         */
         get: operations["listSuppressions"];
         put?: never;
-        /** @description Adds an address to the workspace's suppression list. Idempotent: an already suppressed address (compared case-insensitively) answers 201 with the existing row unchanged (its `reason` and `detail` are not overwritten). */
+        /**
+         * Suppress digest mail to an address
+         * @description Adds an address to the workspace's suppression list. Idempotent: an already suppressed address (compared case-insensitively) answers 201 with the existing row unchanged (its `reason` and `detail` are not overwritten).
+         */
         post: operations["createSuppression"];
         delete?: never;
         options?: never;
@@ -565,7 +701,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Removes an address from the caller's workspace's suppression list, so digests reach it again. The address is compared case-insensitively; URL-encode it in the path (`@` as `%40`). Answers 404 when the address is not on the workspace's list. */
+        /**
+         * Lift a digest mail suppression
+         * @description Removes an address from the caller's workspace's suppression list, so digests reach it again. The address is compared case-insensitively; URL-encode it in the path (`@` as `%40`). Answers 404 when the address is not on the workspace's list.
+         */
         delete: operations["deleteSuppression"];
         options?: never;
         head?: never;
@@ -582,6 +721,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Receive email delivery notices
          * @description Receives delivery events about digest emails from the email provider (public: no bearer token; the request is
          *     authenticated by its signature). Requires `EMAIL_WEBHOOK_SECRET`: without it every request answers 401. The
          *     Standard Webhooks signature over `<provider-id>.<provider-timestamp>.<raw body>` is verified; a missing header,
@@ -610,7 +750,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Reads one digest. */
+        /**
+         * Get a digest
+         * @description Reads one digest.
+         */
         get: operations["getDigest"];
         put?: never;
         post?: never;
@@ -627,7 +770,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the per-recipient deliveries of a digest, ordered by `recipient_email`. Owners only (403 for members). Bounded by the plan's `seats`. */
+        /**
+         * List a digest's deliveries
+         * @description Lists the per-recipient deliveries of a digest, ordered by `recipient_email`. Owners only (403 for members). Bounded by the plan's `seats`.
+         */
         get: operations["listDigestDeliveries"];
         put?: never;
         post?: never;
@@ -647,6 +793,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Send a digest
          * @description Renders the digest and emails it to every member of the workspace, creating one delivery per recipient, and
          *     answers when the mails were handed to the email transport. Addresses on the suppression list get a `suppressed`
          *     delivery and no mail; a transport error gives a `failed` delivery (not an error status). Idempotent per recipient:
@@ -668,10 +815,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the workspace's target accounts, most recently updated first. Bounded: at most the 500 most recently updated accounts. */
+        /**
+         * List target accounts
+         * @description Lists the workspace's target accounts, most recently updated first. Bounded: at most the 500 most recently updated accounts.
+         */
         get: operations["listTargetAccounts"];
         put?: never;
-        /** @description Creates a target account. `stage` defaults to `identified`; counts start at 0. */
+        /**
+         * Create a target account
+         * @description Creates a target account. `stage` defaults to `identified`; counts start at 0. Answers 404 when `competitor_id` names no competitor of the workspace.
+         */
         post: operations["createTargetAccount"];
         delete?: never;
         options?: never;
@@ -686,7 +839,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Counts the workspace's target accounts per stage: one item for every stage, zeros included, in canonical stage order (`identified`, `researching`, `engaged`, `evaluating`, `negotiating`, `won`, `lost`). */
+        /**
+         * Get the account review cadence
+         * @description Counts the workspace's target accounts per stage: one item for every stage, zeros included, in canonical stage order (`identified`, `researching`, `engaged`, `evaluating`, `negotiating`, `won`, `lost`).
+         */
         get: operations["getTargetAccountCadence"];
         put?: never;
         post?: never;
@@ -703,15 +859,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Reads one target account with its signals and teardowns (both bounded, see `TargetAccountDetail`). */
+        /**
+         * Get a target account
+         * @description Reads one target account with its signals and teardowns (both bounded, see `TargetAccountDetail`).
+         */
         get: operations["getTargetAccount"];
         put?: never;
         post?: never;
-        /** @description Deletes a target account with its signals and teardowns. Switcher stories linked to it are kept, with `account_id` set to `null`. */
+        /**
+         * Delete a target account
+         * @description Deletes a target account with its signals and teardowns. Switcher stories linked to it are kept, with `account_id` set to `null`.
+         */
         delete: operations["deleteTargetAccount"];
         options?: never;
         head?: never;
-        /** @description Updates a target account; see the PATCH semantics of `TargetAccountUpdate`. */
+        /**
+         * Update a target account
+         * @description Updates a target account; see the PATCH semantics of `TargetAccountUpdate`.
+         */
         patch: operations["updateTargetAccount"];
         trace?: never;
     };
@@ -724,7 +889,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Records a signal on a target account and increments its `signal_count`. */
+        /**
+         * Record a signal on a target account
+         * @description Records a signal on a target account and increments its `signal_count`.
+         */
         post: operations["createAccountSignal"];
         delete?: never;
         options?: never;
@@ -741,7 +909,21 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Generates a new teardown of the account from its fields, its signals and the workspace's recent competitor events. Every call creates a new versioned row (earlier teardowns are kept) and updates `teardown_count` and `latest_teardown_at`. Written by the configured LLM (`model` = its name) or, when none is configured, by the deterministic rule-based writer (`model` and `token_usage` = `null`). */
+        /**
+         * Generate a competitive teardown
+         * @description Generates a new teardown of the account: markdown built from the account's fields, its 20 most recent signals,
+         *     and its rival's (`competitor_id`) 10 most recent events within the plan's `history_days` and current pricing
+         *     plans (read from its tracked pricing page). The markdown has these sections, in this order:
+         *     `# Displacement teardown: <company>`, `## Account snapshot`, `## Why they use <rival>`, `## Signals`,
+         *     `## What <rival> has been doing`, `## <rival> pricing`, `## Angles to win`, `## Next steps` (`<rival>` is the
+         *     competitor's name; when the account names none, "the rival", and the pricing heading reads `## The rival pricing`).
+         *
+         *     Every call creates a new row with the next `version` (earlier teardowns are kept) and so updates `teardown_count`
+         *     and `latest_teardown_at`. The sections up to the pricing are the facts, always written from the data; the
+         *     analysis (`Angles to win`, `Next steps`) is written by the configured LLM from those facts (`model` = `LLM_MODEL`,
+         *     `token_usage` = the tokens it reported) or, when none is configured, by the deterministic rule-based writer
+         *     (`model` and `token_usage` = `null`). Answers 502 when the configured LLM fails (nothing is stored).
+         */
         post: operations["generateAccountTeardown"];
         delete?: never;
         options?: never;
@@ -756,7 +938,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the teardowns of a target account, most recently generated first. Bounded: at most the 100 most recent. */
+        /**
+         * List an account's teardowns
+         * @description Lists the teardowns of a target account, most recently generated first. Bounded: at most the 100 most recent.
+         */
         get: operations["listAccountTeardowns"];
         put?: never;
         post?: never;
@@ -773,10 +958,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the workspace's switcher stories, most recently created first. Bounded: at most the 500 most recent. */
+        /**
+         * List switcher stories
+         * @description Lists the workspace's switcher stories, most recently created first. Bounded: at most the 500 most recent.
+         */
         get: operations["listSwitcherStories"];
         put?: never;
-        /** @description Creates a switcher story. `status` defaults to `draft`. Answers 404 when `account_id` names no target account of the workspace. */
+        /**
+         * Create a switcher story
+         * @description Creates a switcher story. `status` defaults to `draft`. Answers 404 when `account_id` names no target account of the workspace.
+         */
         post: operations["createSwitcherStory"];
         delete?: never;
         options?: never;
@@ -794,11 +985,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Deletes a switcher story. */
+        /**
+         * Delete a switcher story
+         * @description Deletes a switcher story.
+         */
         delete: operations["deleteSwitcherStory"];
         options?: never;
         head?: never;
-        /** @description Updates a switcher story; see `SwitcherStoryUpdate` (`company_name` is required). Answers 404 when the story, or the target account named by `account_id`, is not in the workspace. */
+        /**
+         * Update a switcher story
+         * @description Updates a switcher story; see `SwitcherStoryUpdate` (`company_name` is required). Answers 404 when the story, or the target account named by `account_id`, is not in the workspace.
+         */
         patch: operations["updateSwitcherStory"];
         trace?: never;
     };
@@ -809,7 +1006,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Returns the interactive API reference (an HTML page rendering `/openapi.json`). Public. */
+        /**
+         * Read the API reference
+         * @description Returns the interactive API reference (an HTML page rendering `/openapi.json`). Public.
+         */
         get: operations["getApiDocs"];
         put?: never;
         post?: never;
@@ -827,6 +1027,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List events
          * @description Lists the workspace's events, most recent `detected_at` first (ties broken by `id`), with offset/limit
          *     pagination. All filters are optional and combine with AND. Events older than the plan's `history_days` are
          *     never listed. An unknown `competitor_id` yields an empty list.
@@ -848,6 +1049,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Count events per day
          * @description Activity markers per competitor over the last `days` days (events of every status), for timelines. Every
          *     competitor of the workspace is a key of `competitors`, with an empty list when it had no events in the window.
          *     The window never reaches further back than the plan's `history_days`.
@@ -868,7 +1070,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Reads one event with its diff, evidence, competitor name and source URL. */
+        /**
+         * Get an event with its evidence
+         * @description Reads one event with its diff, evidence, competitor name and source URL.
+         */
         get: operations["getEvent"];
         put?: never;
         post?: never;
@@ -891,7 +1096,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Sets the triage status of an event. Any status can be set from any other (e.g. a dismissed event can be reset to `new`); setting the current status is a no-op that answers 200. */
+        /**
+         * Triage an event
+         * @description Sets the triage status of an event. Any status can be set from any other (e.g. a dismissed event can be reset to `new`); setting the current status is a no-op that answers 200.
+         */
         patch: operations["updateEventStatus"];
         trace?: never;
     };
@@ -902,7 +1110,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Answers 200 `{ "service": "rivalscope", "status": "ok" }` whenever the API process is up. Public. */
+        /**
+         * Check service health
+         * @description Answers 200 `{ "service": "rivalscope", "status": "ok" }` whenever the API process is up. Public.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -919,7 +1130,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the insight of every competitor of the workspace, oldest competitor first. Not paginated: bounded by the plan's `competitors` limit. */
+        /**
+         * List competitor insights
+         * @description Lists the insight of every competitor of the workspace, oldest competitor first. Not paginated: bounded by the plan's `competitors` limit.
+         */
         get: operations["listInsights"];
         put?: never;
         post?: never;
@@ -939,6 +1153,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Re-analyze a competitor's snapshots
          * @description Re-runs intelligence extraction over the latest snapshots of each of the competitor's sources, synchronously, and
          *     answers when it is done: 10 snapshots per source at most and 100 per request in all (a competitor with more than
          *     10 sources gets 100 ÷ sources per source, at least 2); older snapshots keep their extraction and events. Events
@@ -960,7 +1175,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Reads the insight of one competitor. An unknown competitor, or one of another workspace, answers 200 with `CompetitorNotFoundResponse` (`{"detail": "Competitor not found", "competitor_id": "<id>"}`), never 404. */
+        /**
+         * Get a competitor's insight
+         * @description Reads the insight of one competitor. An unknown competitor, or one of another workspace, answers 200 with `CompetitorNotFoundResponse` (`{"detail": "Competitor not found", "competitor_id": "<id>"}`), never 404.
+         */
         get: operations["getCompetitorInsight"];
         put?: never;
         post?: never;
@@ -979,7 +1197,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Records a client-side marketing event. The signal is only written to the application log; nothing is stored. Public. Answers 204 with no body; 422 when the body is invalid. */
+        /**
+         * Record a marketing event
+         * @description Records a client-side marketing event. The signal is only written to the application log, as one structured JSON
+         *     line (`"msg": "marketing event"`, with the four fields under `marketing_event`); nothing is stored. Public.
+         *
+         *     Answers 204 with no body; 422 when the body is invalid; 429 with `Retry-After` (seconds) beyond 120 events per
+         *     minute from one client address (an IPv6 address counts by its /64), so that no client can flood the log.
+         */
         post: operations["trackMarketingEvent"];
         delete?: never;
         options?: never;
@@ -994,7 +1219,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Returns the workspace's plan, its limits, current usage and billing state. Available to every member. */
+        /**
+         * Get the workspace's plan and usage
+         * @description Returns the workspace's plan, its limits, current usage and billing state. Available to every member.
+         */
         get: operations["getMyPlan"];
         put?: never;
         post?: never;
@@ -1011,7 +1239,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Returns the caller's digest schedule. */
+        /**
+         * Get my preferences
+         * @description Returns the caller's digest schedule.
+         */
         get: operations["getMyPreferences"];
         put?: never;
         post?: never;
@@ -1019,6 +1250,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
+         * Update my preferences
          * @description Updates the caller's digest schedule; see the PATCH semantics of `UserPreferencesUpdate`. Returns the full
          *     schedule after the change.
          *
@@ -1035,7 +1267,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Returns this OpenAPI document (JSON), reflecting the live routes. Public. */
+        /**
+         * Read this OpenAPI document
+         * @description Returns this OpenAPI document (JSON), reflecting the live routes. Public.
+         */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
@@ -1052,7 +1287,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists every plan with its limits and per-seat prices. Public and read-only. */
+        /**
+         * List plans and prices
+         * @description Lists every plan with its limits and per-seat prices. Public and read-only.
+         */
         get: operations["listPricingPlans"];
         put?: never;
         post?: never;
@@ -1072,11 +1310,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Stops tracking a source and deletes its snapshots. */
+        /**
+         * Delete a source
+         * @description Stops tracking a source and deletes its snapshots.
+         */
         delete: operations["deleteSource"];
         options?: never;
         head?: never;
-        /** @description Updates a source; see the PATCH semantics of `SourceUpdate`. Answers 409 when the new URL is already tracked for the competitor. */
+        /**
+         * Update a source
+         * @description Updates a source; see the PATCH semantics of `SourceUpdate`. Answers 409 when the new URL is already tracked for the competitor.
+         */
         patch: operations["updateSource"];
         trace?: never;
     };
@@ -1089,7 +1333,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Queues an immediate fetch of the source. At most one fetch per source waits in the queue; a second call returns the waiting job. */
+        /**
+         * Fetch a source now
+         * @description Queues an immediate fetch of the source. At most one fetch per source waits in the queue; a second call returns the waiting job.
+         */
         post: operations["runSourceNow"];
         delete?: never;
         options?: never;
@@ -1105,9 +1352,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description Returns recent events of the workspace flagged as demo (`POST /admin/demo-workspace`), most recent first.
-         *     Public (unauthenticated). When no workspace is flagged, answers the empty payload
-         *     `{ "competitor_names": [], "window_hours": 720, "events": [] }`.
+         * Read the public demo feed
+         * @description Returns recent events of the workspace flagged as demo (`POST /admin/demo-workspace`), most recent first: those
+         *     detected in the last 720 hours, dismissed ones left out. Nothing of any other workspace is ever shown. Public
+         *     (unauthenticated). When no workspace is flagged, answers the empty payload
+         *     `{ "competitor_names": [], "window_hours": 720, "events": [] }`. 422 when `limit` is outside 1–10.
          */
         get: operations["getDemoFeed"];
         put?: never;
@@ -1125,7 +1374,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Returns the headline statistic of the marketing site, computed over the last 30 days. Public. */
+        /**
+         * Read the public headline statistic
+         * @description Returns the headline statistic of the marketing site (see `HeroStat`), computed over the last 30 days. Public.
+         */
         get: operations["getHeroStat"];
         put?: never;
         post?: never;
@@ -1144,7 +1396,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Idempotently provisions the support inbox at the mail provider and registers the inbound webhook (`webhook_url`); a second call returns the existing inbox and webhook. Platform admins only (403). Answers 503 when the mail provider is not configured. */
+        /**
+         * Set up the support inbox
+         * @description Idempotently provisions the support inbox at the mail provider (`POST /v0/inboxes` with `SUPPORT_INBOX_USERNAME`,
+         *     `SUPPORT_INBOX_DOMAIN` and a `client_id` derived from them) and registers the inbound webhook for
+         *     `message.received` at `webhook_url`, limited to that inbox (`POST /v0/webhooks` with a `client_id` derived from the
+         *     inbox and the URL). The provider returns the existing inbox and webhook for a known `client_id`, so a second call
+         *     changes nothing and returns the same ids and secret. Platform admins only (403). Answers 503 when the mail
+         *     provider is not configured (`SUPPORT_MAIL_API_KEY` unset) and 502 when it fails.
+         */
         post: operations["setupSupportInbox"];
         delete?: never;
         options?: never;
@@ -1161,7 +1421,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Backfills inbound messages of the support inbox that were not ingested yet (e.g. missed webhooks). Messages already stored (same `provider_message_id`) are skipped, so the call is idempotent. Platform admins only (403). Answers 503 when the mail provider is not configured. Returns `{ "ingested": integer, "skipped": integer }`: messages stored by this call, and messages already present. */
+        /**
+         * Sync the support inbox
+         * @description Backfills inbound messages of the support inbox that were not ingested yet (e.g. missed webhooks): lists the
+         *     inbox's received messages at the provider, most recent first, at most 1000 per call, and fetches and ingests each
+         *     one not stored yet (new messages are triaged as the webhook's are). Messages already stored (same
+         *     `provider_message_id`) are skipped, so the call is idempotent, also against the webhook. Finds or creates the inbox
+         *     as setup does when setup never ran. Platform admins only (403). Answers 503 when the mail provider is not
+         *     configured and 502 when it fails (messages ingested before the failure stay). Returns
+         *     `{ "ingested": integer, "skipped": integer }`: messages stored by this call, and messages already present.
+         */
         post: operations["syncSupportInbox"];
         delete?: never;
         options?: never;
@@ -1176,7 +1445,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists support threads, most recently active (`last_message_at`) first, at most 500. Platform admins only (403). */
+        /**
+         * List support threads
+         * @description Lists support threads, most recently active (`last_message_at`) first, at most 500. Platform admins only (403).
+         */
         get: operations["listSupportThreads"];
         put?: never;
         post?: never;
@@ -1193,7 +1465,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Reads one support thread with its messages. Platform admins only (403). */
+        /**
+         * Get a support thread
+         * @description Reads one support thread with its messages, oldest first (inbound and outbound). Platform admins only (403); 404 for an unknown id, 422 for a malformed one.
+         */
         get: operations["getSupportThread"];
         put?: never;
         post?: never;
@@ -1212,7 +1487,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Closes a thread (`status` = `closed`, `needs_human` = `false`). Idempotent: closing a closed thread returns it unchanged. A later inbound message reopens it as `open`. Platform admins only (403). */
+        /**
+         * Close a support thread
+         * @description Closes a thread (`status` = `closed`, `needs_human` = `false`). Idempotent: closing a closed thread returns it unchanged. A later inbound message reopens it as `open`. Platform admins only (403).
+         */
         post: operations["closeSupportThread"];
         delete?: never;
         options?: never;
@@ -1229,7 +1507,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Escalates a thread to a human (`status` = `escalated`, `needs_human` = `true`), from any state. Idempotent. Platform admins only (403). */
+        /**
+         * Escalate a support thread
+         * @description Escalates a thread to a human (`status` = `escalated`, `needs_human` = `true`), from any state. Idempotent. Platform admins only (403).
+         */
         post: operations["escalateSupportThread"];
         delete?: never;
         options?: never;
@@ -1246,7 +1527,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Emails a reply to the thread's sender from the support inbox and records it as an outbound message; `latest_draft` is cleared. `text` null or absent sends the latest draft; 409 when there is no draft to send. The thread's status is unchanged. Platform admins only (403). */
+        /**
+         * Reply to a support thread
+         * @description Emails a reply to the thread's sender from the support inbox, through the provider's reply endpoint on the
+         *     thread's latest inbound message (`POST /v0/inboxes/{inbox_id}/messages/{message_id}/reply` with `text`), and
+         *     records it as an outbound message; `latest_draft` is cleared. `text` null or absent sends the latest draft; 409
+         *     when there is no draft to send (`text` is then required). The thread's status is unchanged. Platform admins only
+         *     (403). Answers 503 when the mail provider is not configured, and 502 when it fails or refuses the reply (nothing is
+         *     recorded and the draft is kept).
+         */
         post: operations["replyToSupportThread"];
         delete?: never;
         options?: never;
@@ -1264,12 +1553,15 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Receive inbound support mail
          * @description Receives inbound mail events from the mail provider (public: no bearer token). When `INBOUND_MAIL_WEBHOOK_SECRET` is
          *     set, the Standard Webhooks signature over `<provider-id>.<provider-timestamp>.<raw body>` is verified and a missing,
          *     invalid, stale (more than 300 s) or replayed request answers 401; without a secret any request is accepted.
          *     A `message.received` event adds the message to its thread (creating the thread, or reopening a closed one) and
-         *     triages it; a message already ingested (same provider message id) and other event types are acknowledged without
-         *     effect. Answers 202 `{ "received": true, "thread_id": string | null }` (`null` when nothing was stored); 422 for a
+         *     queues its triage (category, severity, `needs_human`, summary and a drafted reply: by the LLM when `LLM_BASE_URL`
+         *     is set, by rules otherwise), which shows on the thread moments later; a message already ingested (same provider
+         *     message id), a message of another inbox than the one setup provisioned, and other event types are acknowledged
+         *     without effect. A rejected request stores nothing. Answers 202 `{ "received": true, "thread_id": string | null }` (`null` when nothing was stored); 422 for a
          *     malformed body.
          */
         post: operations["receiveSupportInboundMail"];
@@ -1287,6 +1579,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Show the unsubscribe page
          * @description Shows an HTML confirmation page naming the address, with a button that POSTs to the same URL. It does not
          *     unsubscribe by itself (link scanners and prefetchers follow GET links). Answers 422 (JSON) when `token` is
          *     missing, and 404 (JSON `{ "detail": "Unsubscribe link is invalid or has expired" }`) when the token is malformed,
@@ -1295,6 +1588,7 @@ export interface paths {
         get: operations["getUnsubscribePage"];
         put?: never;
         /**
+         * Unsubscribe from digests
          * @description Unsubscribes the token's address from the workspace's digest emails by adding it to the workspace's suppression
          *     list with reason `unsubscribe`. This is the RFC 8058 one-click target: mail clients POST
          *     `List-Unsubscribe=One-Click` as a form body, which is accepted and ignored (any body is). Idempotent: an address
@@ -1318,7 +1612,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Provisions a customer workspace as a child of the caller's workspace. Idempotent on `customer_email` (case-insensitive, among the caller's workspaces): when one exists, it is returned unchanged, still with 201, so duplicate payment-webhook fires create nothing. New workspaces start with status `active`. 403 without `api_access`. */
+        /**
+         * Provision a customer workspace
+         * @description Provisions a customer workspace as a child of the caller's workspace. Idempotent on `customer_email` (case-insensitive, among the caller's children, concurrent requests included): when one exists, it is returned unchanged, still with 201, so duplicate payment-webhook fires create nothing. A new workspace starts with status `active`, on the caller's plan, with the default alert rule and no members: the partner reaches it through this API, and no mail is sent to `customer_email`. 403 without `api_access`.
+         */
         post: operations["createPartnerWorkspace"];
         delete?: never;
         options?: never;
@@ -1333,7 +1630,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Reads a workspace: the caller's own or one it provisioned (404 otherwise). 403 without `api_access`. */
+        /**
+         * Get a workspace (partner)
+         * @description Reads a workspace: the caller's own or one it provisioned (404 otherwise). 403 without `api_access`.
+         */
         get: operations["getPartnerWorkspace"];
         put?: never;
         post?: never;
@@ -1352,7 +1652,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Sets where the workspace's alerts go. Replaces the previously configured partner alert rule (reserved rule name `__partner_default__`), so repeated calls are idempotent; with neither `email` nor `slack_webhook_url` the partner rule is removed. Alerts are sent immediately for each matching event. 403 without `api_access`; 404 for a workspace the caller cannot reach. */
+        /**
+         * Subscribe to alerts (partner)
+         * @description Sets where the workspace's alerts go. Replaces the previously configured partner alert rule (reserved rule name `__partner_default__`, listed by `GET /alert-rules`), so repeated calls are idempotent; with neither `email` nor `slack_webhook_url` the partner rule is removed. Alerts are sent immediately for each matching event, of every competitor and confidence. 403 without `api_access`, when the workspace's plan lacks `realtime` (immediate alerts), or when `slack_webhook_url` is set and the plan lacks `slack`; 404 for a workspace the caller cannot reach; 422 when the body's `workspace_id` differs from the path's or the Slack URL is refused.
+         */
         post: operations["subscribePartnerAlerts"];
         delete?: never;
         options?: never;
@@ -1367,7 +1670,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Synthesizes the workspace's digest live from its monitor events of the period ending now, grouped by monitor type. It does not read the stored digests. 403 without `api_access`; 404 for a workspace the caller cannot reach. */
+        /**
+         * Get a workspace's digest (partner)
+         * @description Synthesizes the workspace's digest live from its monitor events (of its enabled monitors) of the period ending now, grouped by monitor type. It does not read the stored digests. Dismissed events are left out. 403 without `api_access`; 404 for a workspace the caller cannot reach.
+         */
         get: operations["getPartnerDigest"];
         put?: never;
         post?: never;
@@ -1384,7 +1690,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the workspace's monitor events, most recently detected first, for its enabled monitors only. Without `monitor_type`, an event seen through several monitor types appears once per type. Cursor pagination: pass a page's `next_cursor` back as `cursor`, with the same filters, to read the next page; a malformed cursor answers 422. 403 without `api_access`; 404 for a workspace the caller cannot reach. */
+        /**
+         * List a workspace's events (partner)
+         * @description Lists the workspace's monitor events for its enabled monitors only, in ascending (`detected_at`, `id`) order, oldest first within the plan's `history_days`. Without `monitor_type`, an event seen through several monitor types appears once per type. Cursor pagination: pass a page's `next_cursor` back as `cursor`, with the same filters, to read the next page; a malformed cursor answers 422. Paging through while new events arrive sees every event exactly once: a page only lists events whose detection has settled (no event committed later can sort before them), so an event detected moments ago may show on a later call. `next_cursor` is `null` when no further event exists at the time of the call; to follow new events afterwards, call again with `since` set to the last `detected_at` seen (inclusive) and drop the ids already seen. 403 without `api_access`; 404 for a workspace the caller cannot reach.
+         */
         get: operations["listPartnerEvents"];
         put?: never;
         post?: never;
@@ -1403,7 +1712,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Registers a monitor. Idempotent per type: when the workspace already has a monitor of `monitor_type`, that monitor is returned (still 201), updated from `label`, `cadence` and `enabled` where given; otherwise one is created. So a workspace has at most eight monitors. 403 without `api_access`; 404 for a workspace the caller cannot reach. */
+        /**
+         * Register a monitor (partner)
+         * @description Registers a monitor. Idempotent per type: when the workspace already has a monitor of `monitor_type`, that monitor is returned (still 201), updated from `label`, `cadence` and `enabled` where given; otherwise one is created. So a workspace has at most eight monitors. 403 without `api_access`; 404 for a workspace the caller cannot reach.
+         */
         post: operations["registerPartnerMonitor"];
         delete?: never;
         options?: never;
@@ -1418,7 +1730,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Reports the health of each registered monitor of the workspace: one item per monitor (at most eight), in monitor-type order. 403 without `api_access`; 404 for a workspace the caller cannot reach. */
+        /**
+         * Get monitor health (partner)
+         * @description Reports the health of each registered monitor of the workspace: one item per monitor (at most eight), in monitor-type order, derived from the recorded outcomes of the latest fetches of the workspace's active sources that feed each type: `pricing` ← pricing pages; `product` ← changelog, docs, blog, rss, press and news sources; `hiring` ← careers pages; `narrative` ← homepage, pricing and other pages; `news`, `social`, `reviews` ← sources of that type; `funding` ← press, news, blog and rss sources. 403 without `api_access`; 404 for a workspace the caller cannot reach.
+         */
         get: operations["getPartnerMonitorHealth"];
         put?: never;
         post?: never;
@@ -1683,12 +1998,13 @@ export interface components {
         AuthPassword: string;
         /**
          * @description Body of `POST /beta-claims`. Besides the fields the interface lists, the request takes two optional extra fields,
-         *     `company_name` and `use_case`, which are stored with the claim.
+         *     `company_name` and `use_case`. Any other field is accepted too: the claim is stored with every field sent, exactly
+         *     as received, for the vendor to read.
          */
         BetaClaimRequest: {
             /** @description Where the vendor should reply about the claim. */
             contact_email: components["schemas"]["email"];
-            /** @description The plan the claim is for. */
+            /** @description The paid plan the claim is for: `starter`, `growth` or `enterprise` (`free` answers 422: it has no price to reserve). */
             requested_tier: components["schemas"]["Plan"];
             /**
              * @description Preferred billing cycle.
@@ -1713,7 +2029,7 @@ export interface components {
         BetaClaimResponse: {
             /** @description Identifier of the claim (UUID). */
             id: string;
-            /** @description Human-readable confirmation, e.g. `Thanks! Your beta pricing for Growth is reserved; we will be in touch.` */
+            /** @description Human-readable confirmation, e.g. `Beta pricing for Growth is reserved for ada@example.com; we sent a confirmation and will be in touch.` */
             message: string;
             /** @description The plan claimed. */
             requested_tier: components["schemas"]["Plan"];
@@ -1728,23 +2044,72 @@ export interface components {
          * @enum {string}
          */
         BillingCycle: "monthly" | "annual";
+        /** @description An event of the caller's workspace the answer is grounded in. */
+        ChatCitation: {
+            /** @description The event's id (see `GET /events/{event_id}`). */
+            event_id: string;
+            /** @description The event's title. */
+            title: string;
+            /** @description The page the event was seen on; `null` when neither its source nor its evidence records one. */
+            source_url: string | null;
+        };
         /** @description One message of a chat conversation. */
         ChatMessage: {
             /** @description Who wrote the message. */
             role: components["schemas"]["ChatRole"];
-            /** @description The message text. */
+            /** @description The message text, at most 8000 characters. */
             content: string;
         };
-        /** @description Body of `POST /chat`: the conversation so far, oldest first; the last message is normally the user's question. */
+        /** @description The assistant's answer. */
+        ChatReplyMessage: {
+            /**
+             * @description Always `assistant`.
+             * @enum {string}
+             */
+            role: "assistant";
+            /** @description The answer, as plain text (markdown lists allowed). */
+            content: string;
+        };
+        /**
+         * @description Body of `POST /chat`: the conversation so far, oldest first. The question answered is the last `user` message
+         *     (422 when there is none, or when its content is blank); earlier messages are context, later ones are ignored. The
+         *     LLM is given the service's instructions and the retrieved context, then as much of the client's messages as fits in
+         *     24000 characters: the question always, the client's `system` messages (extra instructions, after the service's
+         *     own), and the most recent earlier `user` and `assistant` messages.
+         */
         ChatRequest: {
             /** @description The conversation, 1 to 50 messages. */
             messages: components["schemas"]["ChatMessage"][];
+        };
+        /** @description The answer of `POST /chat`. */
+        ChatResponse: {
+            /** @description The answer. */
+            reply: components["schemas"]["ChatReplyMessage"];
+            /** @description The workspace's events the answer draws on (at most 10); only ever events of the caller's workspace. Empty when nothing matched. */
+            citations: components["schemas"]["ChatCitation"][];
+            /** @description The LLM model that wrote the answer (`LLM_MODEL`); `null` for the deterministic rule-based answer. */
+            model: string | null;
+            /** @description The month's usage, this answer included. */
+            usage: components["schemas"]["ChatUsage"];
         };
         /**
          * @description Who wrote a chat message.
          * @enum {string}
          */
         ChatRole: "user" | "assistant" | "system";
+        /** @description The workspace's chat quota after this answer. */
+        ChatUsage: {
+            /**
+             * Format: int32
+             * @description Answers given this calendar month (UTC), this one included.
+             */
+            chat_used: number;
+            /**
+             * Format: int32
+             * @description The plan's `chat_quota`: answers per calendar month (UTC).
+             */
+            chat_quota: number;
+        };
         /** @description Body of `POST /billing/checkout`. */
         CheckoutRequest: {
             /** @description The paid plan to subscribe to: `starter`, `growth` or `enterprise` (`free` answers 422). */
@@ -1755,7 +2120,7 @@ export interface components {
              */
             billing_cycle: components["schemas"]["BillingCycle"];
             /**
-             * @description Number of seats to pay for.
+             * @description Number of seats to pay for, at most the plan's `seats` limit (`GET /pricing/plans`; more answers 422).
              * @default 1
              */
             seat_count: components["schemas"]["SeatCount"];
@@ -1878,14 +2243,14 @@ export interface components {
         DeliveryChannel: "email" | "slack";
         /** @description The public demo feed: recent events of the workspace flagged as demo. */
         DemoFeed: {
-            /** @description Names of the demo workspace's competitors, alphabetical. */
+            /** @description Names of the demo workspace's competitors, alphabetical (at most the plan's competitor limit); empty when no workspace is flagged. */
             competitor_names: string[];
             /**
              * Format: int32
              * @description The feed covers events detected in the last `window_hours` hours (720, i.e. 30 days).
              */
             window_hours: number;
-            /** @description The most recent events, most recent first, at most `limit`. */
+            /** @description The most recent events of the window, most recent (`detected_at`, then `id`) first, at most `limit`; dismissed events are left out. */
             events: components["schemas"]["DemoFeedEvent"][];
         };
         /** @description One event of the public demo feed. */
@@ -1909,9 +2274,13 @@ export interface components {
             summary: string;
             /** @description Short display tag for the kind of change: `Pricing`, `Product`, `Hiring` or `Narrative`. */
             tag: string;
-            /** @description Short display label of the source, e.g. `Pricing page · acme.com`. */
+            /**
+             * @description Short display label of the source: its kind and host, e.g. `Pricing page · acme.com`. Kinds by source type:
+             *     `Homepage`, `Pricing page`, `Careers page`, `Blog`, `Changelog`, `Docs`, `Press page`, `Feed` (rss), `Social`,
+             *     `News`, `Reviews`, `Web page` (other), and `Source` when the source has since been deleted.
+             */
             source_label: string;
-            /** @description URL of the source where the change was seen. */
+            /** @description URL where the change was seen: the tracked source's URL, or the evidence's when the source has since been deleted. */
             source_url: string;
             /**
              * Format: date-time
@@ -1921,14 +2290,14 @@ export interface components {
         };
         /** @description Body of `POST /admin/demo-workspace`. */
         DemoWorkspaceSetRequest: {
-            /** @description The workspace to flag as demo. */
+            /** @description The workspace to flag as demo: a workspace id (UUID; anything else is 422). */
             workspace_id: components["schemas"]["uuid"];
         };
         /** @description The workspace flagged as demo (its data feeds the public `GET /stats/feed`); every field is `null` when none is flagged. */
         DemoWorkspaceStatus: {
             /**
              * Format: email
-             * @description Email of the flagged workspace's owner.
+             * @description Email of the flagged workspace's owner (its earliest owner when it has several); `null` when it has no owner, or when none is flagged.
              */
             owner_email: string | null;
             /** @description The flagged workspace. */
@@ -2265,9 +2634,9 @@ export interface components {
              * @description When the monitor last ran; `null` if it never ran.
              */
             last_run_at: string | null;
-            /** @description Human-readable state, e.g. `ok`, `never run`, `3 consecutive failures`. */
+            /** @description Human-readable state: `ok`, `never run`, `disabled`, or `N consecutive failures: <what failed>`. */
             status_text: string;
-            /** @description Per-source item counts of the latest run; zero or -1 signals missing credentials. */
+            /** @description Mentions found per source in the last 24 hours; -1 where the source has no credentials. */
             source_counts: components["schemas"]["FirehoseSourceCounts"];
         };
         /** @description Firehose monitors of every workspace. */
@@ -2280,36 +2649,36 @@ export interface components {
              */
             total: number;
         };
-        /** @description Items per firehose source seen by a monitor's latest run. Zero or -1 signals that the source's credentials are missing (the source could not be queried). */
+        /** @description Mentions found per firehose source in the last 24 hours; -1 where this deployment has no credentials for the source (it is not searched). Hacker News and GitHub need none. */
         FirehoseSourceCounts: {
             /**
              * Format: int32
-             * @description Items from Hacker News.
+             * @description Mentions on Hacker News (Algolia search).
              */
             hn: number;
             /**
              * Format: int32
-             * @description Items from Reddit.
+             * @description Mentions on Reddit.
              */
             reddit: number;
             /**
              * Format: int32
-             * @description Items from X.
+             * @description Mentions on X (recent search).
              */
             x: number;
             /**
              * Format: int32
-             * @description Items from YouTube.
+             * @description Mentions on YouTube (videos).
              */
             youtube: number;
             /**
              * Format: int32
-             * @description Items from GitHub.
+             * @description Mentions on GitHub (issues and pull requests).
              */
             github: number;
             /**
              * Format: int32
-             * @description Items from podcasts.
+             * @description Mentions in podcast episodes (Podcast Index).
              */
             podcast: number;
         };
@@ -2330,22 +2699,33 @@ export interface components {
             /** @description `ok` whenever the process answers. */
             status: string;
         };
-        /** @description A headline number for the marketing site. */
+        /**
+         * @description A headline number for the marketing site: how fast changes are detected after their publication. Computed over the
+         *     events of every workspace detected in the last 30 days whose change carries its own publication date (a feed item's,
+         *     changelog release's or post's date; a date without a time of day counts from 00:00 UTC of that day). Only the
+         *     aggregate is published, never an event or a workspace.
+         */
         HeroStat: {
-            /** @description Human-readable label, e.g. `Median time from a competitor change to an alert`. */
+            /** @description Human-readable label: `Median time from a competitor's publication to its detection`. */
             label: string;
             /** @description Machine name of the metric: `median_detection_hours`. */
             metric: string;
-            /** @description The formatted number for display, e.g. `3.2 h`; `null` when there is too little data to publish a number (fewer than 20 events in the window). */
+            /**
+             * @description `median_hours` formatted for display: minutes below one hour (`25 min`, at least `1 min`), hours with one decimal
+             *     below 10 hours (`3.2 h`), whole hours from 10 hours (`14 h`); `null` when there is too little data to publish a
+             *     number (fewer than 20 events in the sample).
+             */
             value: string | null;
             /**
              * Format: double
-             * @description Median hours between `observed_at` and `detected_at` over the events detected in the window, across all workspaces; `null` when there are no events.
+             * @description Median hours from a change's publication to its detection (`detected_at`), rounded to 0.01; a publication stated
+             *     after the detection (a future-dated post, a calendar day in another time zone) counts as 0. `null` when the sample
+             *     has fewer than 20 events, like `value`, so that no single workspace's events can be read from it.
              */
             median_hours: number | null;
             /**
              * Format: int32
-             * @description Number of events the median is computed over.
+             * @description Number of events in the sample: those detected in the window whose change carries its publication date.
              */
             sample_size: number;
             /**
@@ -2396,15 +2776,15 @@ export interface components {
             /** @description The password. */
             password: string;
         };
-        /** @description Body of `POST /marketing/events`: a client-side marketing beacon. */
+        /** @description Body of `POST /marketing/events`: a client-side marketing beacon. Other fields are accepted and ignored: only these four are logged. */
         MarketingEvent: {
-            /** @description Event name, e.g. `cta_click` or `pricing_view`. */
+            /** @description Event name, e.g. `cta_click` or `pricing_view`: 1 to 100 characters. */
             event: string;
-            /** @description Where it happened: the page URL or path. */
+            /** @description Where it happened: the page URL or path, 1 to 2048 characters. */
             location: string;
-            /** @description Client-generated id of the event, for de-duplication in log analysis. */
+            /** @description Client-generated id of the event, for de-duplication in log analysis; at most 100 characters. */
             event_id?: string | null;
-            /** @description Hostname of the page that sent the beacon. */
+            /** @description Hostname of the page that sent the beacon; at most 253 characters. */
             source_hostname?: string | null;
         };
         /** @description The caller's identity and workspace. */
@@ -2428,24 +2808,24 @@ export interface components {
         PartnerAlertSubscription: {
             /** @description The workspace subscribed; must equal the `workspace_id` in the path (422 otherwise). */
             workspace_id: components["schemas"]["uuid"];
-            /** @description Addresses that receive alert emails; absent, `null` or empty = no email channel. At most 50. */
+            /** @description Addresses that receive alert emails (whether or not they are members of the workspace); absent, `null` or empty = no email channel. At most 50; compared case-insensitively, duplicates ignored. Addresses on the workspace's suppression list get no mail. */
             email?: components["schemas"]["email"][] | null;
             /**
              * @description Only events of at least this severity (inclusive) are sent.
              * @default low
              */
             min_severity: components["schemas"]["Severity"];
-            /** @description Only events of these monitor types are sent; absent or `null` = every type. */
+            /** @description Only events seen through these monitor types (the mapping of `PartnerMonitorEvent`) are sent; absent or `null` = every event, whether or not a monitor is registered. Duplicates are ignored. */
             monitor_types?: components["schemas"]["MonitorType"][] | null;
             /**
              * Format: uri
-             * @description Slack incoming-webhook URL (https) that receives the alerts; absent or `null` = no Slack channel.
+             * @description Slack incoming-webhook URL that receives the alerts; absent or `null` = no Slack channel. It must be an `https://` URL whose host is a public address (checked like every outbound target; 422 otherwise), and becomes the workspace's connected Slack webhook, stored encrypted. Needs the workspace's plan to include `slack` (403 otherwise).
              */
             slack_webhook_url?: string | null;
         };
         /** @description A digest synthesized live from the workspace's monitor events of a period; it is not stored. */
         PartnerDigest: {
-            /** @description Stable identifier of this workspace's digest of `period_key` (derived from both; the content may grow while the period is current). */
+            /** @description Stable identifier (UUID-shaped) of this workspace's digest of `period` and `period_key`, derived from them; the content may change while the period is current. */
             id: string;
             /** @description The workspace summarized. */
             workspace_id: string;
@@ -2463,10 +2843,10 @@ export interface components {
             period_end: string;
             /**
              * Format: int32
-             * @description Number of distinct events in the period.
+             * @description Number of distinct events in the period (an event seen through several monitor types counts once).
              */
             event_count: number;
-            /** @description Overview of the period, as markdown. */
+            /** @description Overview of the period, as markdown: how many events, of which competitors, by severity and by monitor type. */
             summary_markdown: string;
             /** @description One section per monitor type with at least one event in the period, in monitor-type order (`pricing`, `product`, `hiring`, `narrative`, `news`, `social`, `reviews`, `funding`). */
             sections: components["schemas"]["PartnerDigestSection"][];
@@ -2477,9 +2857,9 @@ export interface components {
             monitor_type: components["schemas"]["MonitorType"];
             /** @description Section heading, e.g. `Pricing`. */
             heading: string;
-            /** @description The section, as markdown. */
+            /** @description The section, as markdown: a count line, then one bullet per event (most severe first, then most recent; at most 25, the rest counted), each with its severity, competitor, linked title and summary. */
             body_markdown: string;
-            /** @description Ids of the section's most important events (at most 5, most severe first). */
+            /** @description Ids of the section's most important events: at most 5, most severe first, then most recent. */
             highlight_event_ids: string[];
         };
         /** @description One piece of evidence of a monitor event. */
@@ -2498,9 +2878,9 @@ export interface components {
         };
         /** @description A page of monitor events. */
         PartnerEventPage: {
-            /** @description The events of this page, most recently detected first. */
+            /** @description The events of this page, in ascending (`detected_at`, `id`) order; an event seen through several monitor types comes once per type, in monitor-type order. */
             events: components["schemas"]["PartnerMonitorEvent"][];
-            /** @description Opaque cursor of the next page, to pass back as `cursor` (with the same filters); `null` on the last page. */
+            /** @description Opaque cursor of the next page, to pass back as `cursor` with the same filters; `null` when no further event exists at the time of the call (an empty page included). To follow new events afterwards, call again with `since` set to the last `detected_at` seen (inclusive) and drop the ids already seen. */
             next_cursor: string | null;
         };
         /** @description A partner monitor: one per monitor type and workspace. */
@@ -2513,9 +2893,9 @@ export interface components {
             monitor_type: components["schemas"]["MonitorType"];
             /** @description Display label chosen by the partner. */
             label: string | null;
-            /** @description How often it runs. */
+            /** @description How often it runs. The `social` and `news` monitors set the cadence of the workspace's mention search (the firehose); the other types run on the fetch frequencies of the sources that feed them. */
             cadence: components["schemas"]["MonitorCadence"];
-            /** @description Disabled monitors do not run and their events are not listed. */
+            /** @description Disabled monitors list no events and are left out of the live digest; a disabled `social` or `news` monitor also pauses the mention search. */
             enabled: boolean;
             /** @description Partner-defined configuration, stored as given. */
             config_json: {
@@ -2523,40 +2903,36 @@ export interface components {
             } | null;
             /**
              * Format: date-time
-             * @description When the monitor last produced an event.
+             * @description When the most recent event seen through this monitor type was detected (within the plan's history).
              */
             last_event_at: string | null;
             /**
              * Format: date-time
-             * @description When the monitor last ran.
+             * @description When the monitor last ran: the latest fetch of the workspace's active sources that feed its type.
              */
             last_run_at: string | null;
         };
-        /** @description Body of `POST /v1/workspaces/{workspace_id}/monitors`. Defaults apply when the monitor is created; for an existing monitor of the type, absent or `null` fields leave it unchanged and only `label`, `cadence` and `enabled` are applied. */
+        /** @description Body of `POST /v1/workspaces/{workspace_id}/monitors`. Defaults apply when the monitor is created; for an existing monitor of the type only `label`, `cadence` and `enabled` are applied, with PATCH semantics: an absent field is unchanged, `null` clears `label` and leaves `cadence` and `enabled` unchanged. */
         PartnerMonitorCreate: {
             /** @description What the monitor watches; a workspace has at most one monitor per type. */
             monitor_type: components["schemas"]["MonitorType"];
             /** @description The workspace; must equal the `workspace_id` in the path (422 otherwise). */
             workspace_id: components["schemas"]["uuid"];
-            /** @description Display label. */
+            /** @description Display label; absent keeps an existing monitor's label, `null` clears it. */
             label?: string | null;
             /**
-             * @description How often it runs; `daily` when the monitor is created without it.
-             * @default daily
+             * @description How often it runs; `daily` when the monitor is created without it (absent or `null`); an existing monitor keeps its cadence then.
              * @enum {string|null}
              */
-            cadence: "hourly" | "daily" | "weekly" | null;
-            /**
-             * @description Whether it runs; `true` when the monitor is created without it.
-             * @default true
-             */
-            enabled: boolean | null;
+            cadence?: "hourly" | "daily" | "weekly" | null;
+            /** @description Whether it runs; `true` when the monitor is created without it (absent or `null`); an existing monitor keeps its state then. */
+            enabled?: boolean | null;
             /** @description Partner-defined configuration, stored as given; applied only when the monitor is created. */
             config_json?: {
                 [key: string]: unknown;
             } | null;
         };
-        /** @description A workspace event seen through a monitor type: `pricing_change` → `pricing`, `product_change` → `product`, `hiring_change` → `hiring`, `narrative_change` → `narrative`; events from sources of type `news`, `social`, `reviews` also under that type; events tagged `funding` under `funding`. */
+        /** @description A workspace event seen through a monitor type: `pricing_change` → `pricing`, `product_change` → `product`, `hiring_change` → `hiring`, `narrative_change` → `narrative`; events from sources of type `news`, `social` or `reviews`, or tagged so, also under that type; events tagged `funding` under `funding`. */
         PartnerMonitorEvent: {
             /** @description The event's identifier. One event can appear under several monitor types, with the same `id`. */
             id: string;
@@ -2593,29 +2969,29 @@ export interface components {
             monitor_id: string;
             /** @description Its type. */
             monitor_type: components["schemas"]["MonitorType"];
-            /** @description `true` when the monitor is enabled and its last run did not fail. */
+            /** @description `true` when the monitor is enabled, at least one active source feeds it, and no such source's latest fetch failed. */
             healthy: boolean;
             /**
              * Format: int32
-             * @description Failed runs since the last successful one.
+             * @description Failed fetches in a row of its most troubled source since that source's last success (0 when every source's latest fetch succeeded).
              */
             consecutive_failures: number;
             /**
              * Format: int32
-             * @description Events seen through this monitor type in the last 24 hours (joined through the workspace's competitors).
+             * @description Events seen through this monitor type in the last 24 hours, of the workspace's competitors.
              */
             events_24h: number;
             /**
              * Format: date-time
-             * @description When the monitor last produced an event.
+             * @description When the most recent event seen through this monitor type was detected (within the plan's history).
              */
             last_event_at: string | null;
             /**
              * Format: date-time
-             * @description When the monitor last ran.
+             * @description When the monitor last ran: the latest fetch of the workspace's active sources that feed its type.
              */
             last_run_at: string | null;
-            /** @description Human-readable state, e.g. `ok`, `disabled`, or the last failure. */
+            /** @description One sentence a partner can show its customer, e.g. `Healthy: 3 sources checked, last at 2026-11-24 09:00 UTC.`, `Paused: this monitor is disabled.`, or the failure of a failing source. */
             status_text: string;
         };
         /** @description Acknowledgement of a partner operation. */
@@ -2638,7 +3014,7 @@ export interface components {
             industry: string | null;
             /** @description The customer's website. */
             website_url: string | null;
-            /** @description Lifecycle state of the workspace: `active`. Treat any other value as not active. */
+            /** @description Lifecycle state of the workspace: `active` (provisioned workspaces start so). Treat any other value as not active. */
             status: string;
             /**
              * Format: date-time
@@ -2707,7 +3083,7 @@ export interface components {
         PlanUsage: {
             /**
              * Format: int32
-             * @description Chat requests made this calendar month (UTC); `POST /chat` answers 403 once it reaches `limits.chat_quota`.
+             * @description Chat requests answered this calendar month (UTC); once it reaches `limits.chat_quota`, `POST /chat` is refused until the next month.
              */
             chat_used: number;
             /**
@@ -3060,9 +3436,15 @@ export interface components {
         SupportInboundMailEvent: {
             /** @description The event kind; `message.received` creates or extends a thread, other kinds are acknowledged and ignored. */
             event_type: string;
-            /** @description The provider's id of the inbox that received the message. */
-            inbox_id: string;
-            /** @description The received message as the provider describes it (message id, thread id, from, to, subject, text, timestamp …). */
+            /** @description The provider's id of the inbox that received the message; when absent, `message.inbox_id` (where AgentMail puts it). */
+            inbox_id?: string;
+            /**
+             * @description The received message in AgentMail's shape. Used: `message_id` (required: a message is ingested once),
+             *     `thread_id` (messages of one provider thread form one support thread; defaults to `message_id`), `from`
+             *     (required: `"Name <address>"` or a bare address), `to`, `subject`, `extracted_text` or `text` (the body; the
+             *     `preview` when neither is sent), `timestamp` and `inbox_id`. Other fields are ignored. A `message.received` event
+             *     whose message lacks `message_id` or a valid `from` address answers 422.
+             */
             message: {
                 [key: string]: unknown;
             };
@@ -3103,7 +3485,7 @@ export interface components {
             inbox: {
                 [key: string]: unknown;
             };
-            /** @description The webhook registration as the mail provider describes it (its id, URL and event types among other fields). */
+            /** @description The webhook registration as the mail provider describes it (its `webhook_id`, `url`, `event_types` and `secret` among other fields). Its `secret` (`whsec_…`) is what the operator sets as `INBOUND_MAIL_WEBHOOK_SECRET` so that inbound mail is verified. */
             webhook: {
                 [key: string]: unknown;
             };
@@ -3133,8 +3515,10 @@ export interface components {
             needs_human: boolean;
             /** @description One-paragraph summary written by triage; `null` until the thread has been triaged. */
             triage_summary: string | null;
-            /** @description Suggested reply awaiting approval; `null` when there is none. Sending a reply clears it. */
+            /** @description Suggested reply awaiting approval; `null` when there is none. Sending a reply clears it; each triaged inbound message writes a new one. */
             latest_draft: string | null;
+            /** @description The model that wrote the latest triage (`LLM_MODEL`), or `null` for the rule-based triage used when no LLM is configured, when the LLM failed, and before the first triage. */
+            triage_model: string | null;
             /**
              * Format: int32
              * @description Number of messages in the thread (inbound and outbound).
@@ -3174,8 +3558,10 @@ export interface components {
             needs_human: boolean;
             /** @description One-paragraph summary written by triage; `null` until the thread has been triaged. */
             triage_summary: string | null;
-            /** @description Suggested reply awaiting approval; `null` when there is none. Sending a reply clears it. */
+            /** @description Suggested reply awaiting approval; `null` when there is none. Sending a reply clears it; each triaged inbound message writes a new one. */
             latest_draft: string | null;
+            /** @description The model that wrote the latest triage (`LLM_MODEL`), or `null` for the rule-based triage used when no LLM is configured, when the LLM failed, and before the first triage. */
+            triage_model: string | null;
             /**
              * Format: int32
              * @description Number of messages in the thread (inbound and outbound).
@@ -3323,6 +3709,8 @@ export interface components {
         TargetAccount: {
             /** @description Identifier (UUID). */
             id: string;
+            /** @description The rival the account uses: one of the workspace's competitors; `null` when none was given, or after that competitor was deleted. */
+            competitor_id: string | null;
             /** @description The account's company name. */
             company_name: string;
             /** @description The account's primary domain, e.g. `example.com`. */
@@ -3392,10 +3780,15 @@ export interface components {
              */
             updated_at: string;
         };
-        /** @description Body of `POST /displacement/accounts`. Only `company_name` is required. */
+        /** @description Body of `POST /displacement/accounts`: every field of `TargetAccountUpdate` plus `company_name`, `competitor_id` and the account's descriptive fields. Only `company_name` is required. */
         TargetAccountCreate: {
             /** @description The account's company name. */
             company_name: string;
+            /**
+             * Format: uuid
+             * @description The rival the account uses: one of the workspace's competitors (404 when it names none, another workspace's included). Absent or `null` = not known yet. It is set on creation only.
+             */
+            competitor_id?: string | null;
             /** @description The account's primary domain. */
             domain?: string | null;
             /** @description Industry, free text. */
@@ -3445,6 +3838,8 @@ export interface components {
         TargetAccountDetail: {
             /** @description Identifier (UUID). */
             id: string;
+            /** @description The rival the account uses: one of the workspace's competitors; `null` when none was given, or after that competitor was deleted. */
+            competitor_id: string | null;
             /** @description The account's company name. */
             company_name: string;
             /** @description The account's primary domain, e.g. `example.com`. */
@@ -3515,7 +3910,7 @@ export interface components {
             updated_at: string;
             /** @description The account's signals, most recent `occurred_at` first; at most the 500 most recent. */
             signals: components["schemas"]["Signal"][];
-            /** @description The account's teardowns, most recently generated first; at most the 20 most recent (all of them via `GET /displacement/accounts/{account_id}/teardowns`). */
+            /** @description The account's teardowns, most recently generated first; at most the 20 most recent (up to 100 via `GET /displacement/accounts/{account_id}/teardowns`). */
             teardowns: components["schemas"]["Teardown"][];
         };
         /** @description Body of `PATCH /displacement/accounts/{account_id}`: absent fields are unchanged; `null` clears a field, except `stage`, which cannot be empty (`null` leaves it unchanged). */
@@ -3574,9 +3969,14 @@ export interface components {
             model: string | null;
             /**
              * Format: int32
-             * @description Tokens the LLM used; `null` for the rule-based writer or when the provider does not report usage.
+             * @description Tokens the LLM used (prompt and completion); `null` for the rule-based writer or when the provider does not report usage.
              */
             token_usage: number | null;
+            /**
+             * Format: int32
+             * @description The generation's number for this account: 1 for the first teardown, then 2, 3, … (numbers of deleted accounts are not reused, they go with the account).
+             */
+            version: number;
         };
         /** @description A bearer token for the `Authorization: Bearer <access_token>` header. */
         TokenResponse: {
@@ -4549,6 +4949,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description The request conflicts with existing state (e.g. a duplicate). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description The request failed validation (body, query, path, malformed JSON or wrong content type). */
             422: {
                 headers: {
@@ -4602,6 +5011,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description The request conflicts with existing state (e.g. a duplicate). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description The request failed validation (body, query, path, malformed JSON or wrong content type). */
             422: {
                 headers: {
@@ -4609,6 +5027,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /**
+             * @description The payments provider failed or refused the call (it could not be reached, timed out, rejected the API key, or
+             *     answered an error); `detail` names the provider's status and message. Nothing was changed: the call can be retried.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             /** @description A provider this operation needs (payments, email, LLM) is not configured on this deployment. */
@@ -4662,6 +5092,18 @@ export interface operations {
             };
             /** @description The request conflicts with existing state (e.g. a duplicate). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /**
+             * @description The payments provider failed or refused the call (it could not be reached, timed out, rejected the API key, or
+             *     answered an error); `detail` names the provider's status and message. Nothing was changed: the call can be retried.
+             */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4754,7 +5196,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UntypedObject"];
+                    "application/json": components["schemas"]["ChatResponse"];
                 };
             };
             /** @description No valid bearer token was sent (missing, malformed, expired, or for a user that no longer exists). */
@@ -4768,15 +5210,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
-            /** @description The caller is authenticated but may not do this: not a platform admin, not a workspace owner, or the workspace's plan does not allow it. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorDetail"];
-                };
-            };
             /** @description The request failed validation (body, query, path, malformed JSON or wrong content type). */
             422: {
                 headers: {
@@ -4784,6 +5217,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many attempts; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The configured LLM provider (`LLM_BASE_URL`) failed: it could not be reached, timed out, kept answering 429 or 5xx after bounded retries, refused the request, or sent an answer that is not a chat completion. Nothing was stored; the call may be retried. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };
@@ -5793,6 +6246,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description The resource does not exist, or belongs to another workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description The request failed validation (body, query, path, malformed JSON or wrong content type). */
             422: {
                 headers: {
@@ -6097,6 +6559,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The configured LLM provider (`LLM_BASE_URL`) failed: it could not be reached, timed out, kept answering 429 or 5xx after bounded retries, refused the request, or sent an answer that is not a chat completion. Nothing was stored; the call may be retried. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };
@@ -6745,6 +7216,17 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description Too many attempts; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     getMyPlan: {
@@ -7081,7 +7563,7 @@ export interface operations {
     getDemoFeed: {
         parameters: {
             query?: {
-                /** @description Maximum number of events, 1 to 10. */
+                /** @description Maximum number of events: 1 to 10, default 4. */
                 limit?: number;
             };
             header?: never;
@@ -7168,6 +7650,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description The support mail provider (`SUPPORT_MAIL_API_BASE`) failed or refused the call: it could not be reached, timed out, answered 5xx or 429, or refused the request or the API key (`SUPPORT_MAIL_API_KEY`). `detail` names the provider's status and message. Nothing was changed on this side; the call may be retried. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description A provider this operation needs (payments, email, LLM) is not configured on this deployment. */
             503: {
                 headers: {
@@ -7210,6 +7701,15 @@ export interface operations {
             };
             /** @description The caller is authenticated but may not do this: not a platform admin, not a workspace owner, or the workspace's plan does not allow it. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The support mail provider (`SUPPORT_MAIL_API_BASE`) failed or refused the call: it could not be reached, timed out, answered 5xx or 429, or refused the request or the API key (`SUPPORT_MAIL_API_KEY`). `detail` names the provider's status and message. Nothing was changed on this side; the call may be retried. */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7521,6 +8021,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The support mail provider (`SUPPORT_MAIL_API_BASE`) failed or refused the call: it could not be reached, timed out, answered 5xx or 429, or refused the request or the API key (`SUPPORT_MAIL_API_KEY`). `detail` names the provider's status and message. Nothing was changed on this side; the call may be retried. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description A provider this operation needs (payments, email, LLM) is not configured on this deployment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };
@@ -7904,11 +8422,11 @@ export interface operations {
             query?: {
                 /** @description Only events seen through this monitor type. */
                 monitor_type?: components["schemas"]["MonitorType"];
-                /** @description Only events detected at or after this time. */
+                /** @description Only events detected at or after this time (inclusive). */
                 since?: string;
                 /** @description Only events of at least this severity (inclusive). */
                 min_severity?: components["schemas"]["Severity"];
-                /** @description Page size, 1 to 200. */
+                /** @description Page size, 1 to 200; 50 when absent. */
                 limit?: number;
                 /** @description Opaque cursor from a previous page's `next_cursor`; absent = first page. */
                 cursor?: string;

@@ -16,6 +16,13 @@ import * as digestDeliveryClaims from "./20261124100000_digest_delivery_claims.j
 import * as authHardening from "./20261124110000_auth_hardening.js";
 import * as accessChangeNotices from "./20261124120000_access_change_notices.js";
 import * as fetchClaims from "./20261124130000_fetch_claims.js";
+import * as chatMessages from "./20261124135000_chat_messages.js";
+import * as billing from "./20261124140000_billing.js";
+import * as demoWorkspace from "./20261124150000_demo_workspace.js";
+import * as partnerApi from "./20261124160000_partner_api.js";
+import * as displacement from "./20261124170000_displacement.js";
+import * as firehose from "./20261124180000_firehose.js";
+import * as supportInbox from "./20261124190000_support_inbox.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
@@ -31,4 +38,11 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261124110000_auth_hardening", authHardening],
   ["20261124120000_access_change_notices", accessChangeNotices],
   ["20261124130000_fetch_claims", fetchClaims],
+  ["20261124135000_chat_messages", chatMessages],
+  ["20261124140000_billing", billing],
+  ["20261124150000_demo_workspace", demoWorkspace],
+  ["20261124160000_partner_api", partnerApi],
+  ["20261124170000_displacement", displacement],
+  ["20261124180000_firehose", firehose],
+  ["20261124190000_support_inbox", supportInbox],
 ];

@@ -23,6 +23,8 @@ import {
 } from "./http/handler.js";
 import { HANDLERS, PENDING, pendingReply } from "./handlers.js";
 import { docsAssetsDirectory } from "./docs/handlers.js";
+import { metricsHandler } from "./metrics/endpoint.js";
+import { metrics } from "./metrics/metrics.js";
 
 interface RawRequest extends Request {
   rawBody?: Buffer;
@@ -47,6 +49,8 @@ export async function buildApp(
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("trust proxy", "loopback");
+  // Outside the contract and the access log: an operator endpoint, scraped every few seconds.
+  app.get("/metrics", metricsHandler(services.config));
   app.use(requestLog(services));
   app.use("/docs/assets", express.static(docsAssetsDirectory(), { immutable: true, maxAge: "1d", index: false }));
   app.use(
@@ -91,14 +95,16 @@ async function operationRouter(services: AppServices, authenticator: Authenticat
     notFound: async (_c: Context, _req: RawRequest, res: Response) => sendError(res, new ApiError(404, "Not Found")),
     methodNotAllowed: async (_c: Context, _req: RawRequest, res: Response) =>
       sendError(res, new ApiError(405, "Method Not Allowed")),
-    unauthorizedHandler: async (c: Context, _req: RawRequest, res: Response) => {
+    unauthorizedHandler: named(async (c: Context, _req: RawRequest, res: Response) => {
       const error = (c.security?.BearerAuth as { error?: unknown } | undefined)?.error;
       sendError(res, error instanceof ApiError ? error : unauthorized());
-    },
-    validationFail: async (c: Context, _req: RawRequest, res: Response) =>
+    }),
+    validationFail: named(async (c: Context, _req: RawRequest, res: Response) =>
       sendError(res, new ApiError(422, validationIssues(c.validation.errors))),
-    notImplemented: async (c: Context, _req: RawRequest, res: Response) =>
+    ),
+    notImplemented: named(async (c: Context, _req: RawRequest, res: Response) =>
       sendReply(res, pendingReply(c.operation.operationId as OperationId)),
+    ),
   });
 
   for (const { operationId } of contractOperations()) {
@@ -107,42 +113,58 @@ async function operationRouter(services: AppServices, authenticator: Authenticat
       if (!PENDING.has(operationId)) throw new Error(`operation ${operationId} has no handler and is not pending`);
       continue;
     }
-    api.register(operationId, async (c: Context, req: RawRequest, res: Response) => {
-      const nulIssues = nulCharacterIssues({
-        path: c.request.params,
-        query: c.request.query,
-        body: c.request.requestBody,
-      });
-      if (nulIssues.length > 0) return sendError(res, new ApiError(422, nulIssues));
-      const ctx: RequestContext = {
-        operationId,
-        path: c.request.params as never,
-        query: c.request.query as never,
-        body: c.request.requestBody as never,
-        headers: req.headers,
-        rawBody: req.rawBody,
-        auth: (c.security?.BearerAuth as AuthContext | undefined) ?? null,
-        ip: req.ip ?? "",
-        requestId: req.requestId!,
-        log: res.locals.log,
-        services,
-        reply: REPLY_BUILDER,
-      };
-      try {
-        sendReply(res, await handler(ctx));
-      } catch (error) {
-        const apiError = error instanceof ApiError ? error : fromDatabaseError(error);
-        if (apiError) return sendError(res, apiError);
-        throw error;
-      }
-    });
+    api.register(
+      operationId,
+      named(async (c: Context, req: RawRequest, res: Response) => {
+        const nulIssues = nulCharacterIssues({
+          path: c.request.params,
+          query: c.request.query,
+          body: c.request.requestBody,
+        });
+        if (nulIssues.length > 0) return sendError(res, new ApiError(422, nulIssues));
+        const ctx: RequestContext = {
+          operationId,
+          path: c.request.params as never,
+          query: c.request.query as never,
+          body: c.request.requestBody as never,
+          headers: req.headers,
+          rawBody: req.rawBody,
+          auth: (c.security?.BearerAuth as AuthContext | undefined) ?? null,
+          ip: req.ip ?? "",
+          requestId: req.requestId!,
+          log: res.locals.log,
+          services,
+          reply: REPLY_BUILDER,
+        };
+        try {
+          sendReply(res, await handler(ctx));
+        } catch (error) {
+          const apiError = error instanceof ApiError ? error : fromDatabaseError(error);
+          if (apiError) return sendError(res, apiError);
+          throw error;
+        }
+      }),
+    );
   }
   await api.init();
   accelerateRouting(api);
   return api;
 }
 
-/** Request id (kept from a well-formed `X-Request-Id`, else new) and one access-log line per request (pino JSON). */
+type RouteHandler = (c: Context, req: RawRequest, res: Response) => Promise<unknown>;
+
+/** Names the request's operation (for its access-log line and its metrics), then handles it. */
+function named(handle: RouteHandler): RouteHandler {
+  return (c, req, res) => {
+    res.locals.operationId = c.operation?.operationId;
+    return handle(c, req, res);
+  };
+}
+
+/**
+ * Request id (kept from a well-formed `X-Request-Id`, else new), one access-log line per request (pino JSON), and the
+ * request's count and latency by operationId (`unmatched`: a path outside the contract).
+ */
 function requestLog(services: AppServices) {
   return (req: RawRequest, res: Response, next: NextFunction) => {
     const incoming = req.headers["x-request-id"];
@@ -152,10 +174,18 @@ function requestLog(services: AppServices) {
     const started = process.hrtime.bigint();
     res.on("finish", () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const operation: string = res.locals.operationId ?? "unmatched";
       res.locals.log.info(
-        { req: { method: req.method, url: req.originalUrl }, res: { statusCode: res.statusCode }, responseTime: ms },
+        {
+          req: { method: req.method, url: req.originalUrl },
+          res: { statusCode: res.statusCode },
+          operation,
+          responseTime: ms,
+        },
         "request completed",
       );
+      metrics.httpRequests.inc({ operation, status: String(res.statusCode) });
+      metrics.httpDuration.observe({ operation }, ms / 1000);
     });
     next();
   };

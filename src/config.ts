@@ -32,8 +32,20 @@ export interface Config {
     webhookSecret: string | null;
   };
   inboundMailWebhookSecret: string | null;
-  payments: { apiBase: string | null; apiKey: string | null; webhookSecret: string | null };
+  /** Checkout and the portal need `apiKey`, the payments webhook `webhookSecret` (503 without). */
+  payments: { apiBase: string; apiKey: string | null; webhookSecret: string | null };
   llm: { baseUrl: string | null; apiKey: string | null; model: string | null };
+  /**
+   * The AgentMail-compatible support inbox API (docs/product-rules.md#support-inbox); setup, sync and replies need
+   * `apiKey` (503 without).
+   */
+  supportMail: { apiBase: string; apiKey: string | null; inboxUsername: string; inboxDomain: string | null };
+  /** Bearer token of `GET /metrics`; null: loopback clients only (docs/operations.md#metrics). */
+  metricsToken: string | null;
+  /** Where a worker without an HTTP server serves `/metrics`; null: it does not. */
+  metricsPort: number | null;
+  /** Per firehose source: its API base and credential (docs/product-rules.md#firehose). */
+  firehose: Record<FirehoseSourceName, { apiBase: string; token: string | null }>;
   webhookRetryBaseSeconds: number;
   webhookRetryWindowSeconds: number;
   schedulerTickSeconds: number;
@@ -137,11 +149,43 @@ function emailTransport(env: Env): Config["email"] {
   };
 }
 
+/** The firehose's six sources, in the order the admin view lists them, with each provider's public API. */
+export const FIREHOSE_DEFAULT_BASES = {
+  hn: "https://hn.algolia.com/api/v1",
+  reddit: "https://oauth.reddit.com",
+  x: "https://api.x.com",
+  youtube: "https://www.googleapis.com",
+  github: "https://api.github.com",
+  podcast: "https://api.podcastindex.org/api/1.0",
+} as const;
+
+export type FirehoseSourceName = keyof typeof FIREHOSE_DEFAULT_BASES;
+
+/** `FIREHOSE_<SOURCE>_API_BASE` and `FIREHOSE_<SOURCE>_TOKEN` for every source. */
+function firehoseSources(env: Env): Config["firehose"] {
+  const entries = Object.entries(FIREHOSE_DEFAULT_BASES).map(([name, fallback]) => {
+    const prefix = `FIREHOSE_${name.toUpperCase()}`;
+    return [name, { apiBase: url(env, `${prefix}_API_BASE`) ?? fallback, token: optional(env, `${prefix}_TOKEN`) }];
+  });
+  return Object.fromEntries(entries) as Config["firehose"];
+}
+
 function whsecSecret(env: Env, name: string): string | null {
   const raw = optional(env, name);
   if (raw === null) return null;
   if (!raw.startsWith("whsec_")) throw new ConfigError(`${name} must start with "whsec_"`);
   return raw;
+}
+
+/**
+ * The OpenAI-compatible LLM (src/lib/llm.ts). `LLM_MODEL` names what is recorded as the writer of every answer, so a
+ * base URL without it is refused at start-up rather than sending requests without a model.
+ */
+function llmProvider(env: Env): Config["llm"] {
+  const baseUrl = url(env, "LLM_BASE_URL");
+  const model = optional(env, "LLM_MODEL");
+  if (baseUrl !== null && model === null) throw new ConfigError("LLM_BASE_URL needs LLM_MODEL (the model to ask)");
+  return { baseUrl, apiKey: optional(env, "LLM_API_KEY"), model };
 }
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
@@ -163,11 +207,21 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     email: emailTransport(env),
     inboundMailWebhookSecret: whsecSecret(env, "INBOUND_MAIL_WEBHOOK_SECRET"),
     payments: {
-      apiBase: url(env, "PAYMENTS_API_BASE"),
+      // Stripe's own API unless another Stripe-compatible base is given; payments are configured by the key.
+      apiBase: url(env, "PAYMENTS_API_BASE") ?? "https://api.stripe.com",
       apiKey: optional(env, "PAYMENTS_API_KEY"),
       webhookSecret: optional(env, "PAYMENTS_WEBHOOK_SECRET"),
     },
-    llm: { baseUrl: url(env, "LLM_BASE_URL"), apiKey: optional(env, "LLM_API_KEY"), model: optional(env, "LLM_MODEL") },
+    llm: llmProvider(env),
+    supportMail: {
+      apiBase: url(env, "SUPPORT_MAIL_API_BASE") ?? "https://api.agentmail.to/v0",
+      apiKey: optional(env, "SUPPORT_MAIL_API_KEY"),
+      inboxUsername: optional(env, "SUPPORT_INBOX_USERNAME") ?? "support",
+      inboxDomain: optional(env, "SUPPORT_INBOX_DOMAIN"),
+    },
+    firehose: firehoseSources(env),
+    metricsToken: optional(env, "METRICS_TOKEN"),
+    metricsPort: optional(env, "METRICS_PORT") === null ? null : integer(env, "METRICS_PORT", 0, 1, 65535),
     webhookRetryBaseSeconds: integer(env, "WEBHOOK_RETRY_BASE_SECONDS", 30, 0, 86400),
     webhookRetryWindowSeconds: integer(env, "WEBHOOK_RETRY_WINDOW_SECONDS", 86400, 1, 30 * 86400),
     schedulerTickSeconds: integer(env, "SCHEDULER_TICK_SECONDS", 60, 1, 86400),

@@ -6,19 +6,26 @@
 import { adminHandlers } from "./admin/handlers.js";
 import { alertRuleHandlers } from "./alert-rules/handlers.js";
 import { authHandlers } from "./auth/handlers.js";
+import { chatHandlers } from "./chat/handlers.js";
 import { billingHandlers } from "./billing/handlers.js";
 import { competitorHandlers } from "./competitors/handlers.js";
 import { digestHandlers } from "./digests/handlers.js";
 import { discoveryHandlers } from "./discovery/handlers.js";
+import { displacementHandlers } from "./displacement/handlers.js";
 import { docsHandlers } from "./docs/handlers.js";
 import { eventHandlers } from "./events/handlers.js";
+import { firehoseHandlers } from "./firehose/handlers.js";
 import { healthHandlers } from "./health/handlers.js";
 import { insightHandlers } from "./insights/handlers.js";
+import { marketingHandlers } from "./marketing/handlers.js";
 import type { AreaHandlers, OperationId, Reply } from "./http/handler.js";
+import { partnerHandlers } from "./partner/handlers.js";
 import { PENDING_OPERATIONS } from "./pending.js";
 import { preferenceHandlers } from "./preferences/handlers.js";
 import { sourceHandlers } from "./sources/handlers.js";
+import { statsHandlers } from "./stats/handlers.js";
 import { suppressionHandlers } from "./suppressions/handlers.js";
+import { supportHandlers } from "./support/handlers.js";
 
 const AREAS: AreaHandlers[] = [
   authHandlers,
@@ -35,6 +42,13 @@ const AREAS: AreaHandlers[] = [
   suppressionHandlers,
   digestHandlers,
   billingHandlers,
+  firehoseHandlers,
+  statsHandlers,
+  marketingHandlers,
+  supportHandlers,
+  partnerHandlers,
+  displacementHandlers,
+  chatHandlers,
 ];
 
 function merge(areas: AreaHandlers[]): AreaHandlers {

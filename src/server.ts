@@ -15,6 +15,8 @@ import { startJobs } from "./jobs/boss.js";
 import { workerHandlers } from "./jobs/registry.js";
 import { DetectionPipeline } from "./detection/pipeline.js";
 import { scheduledTasks } from "./jobs/scheduled-tasks.js";
+import { startMetricsServer } from "./metrics/endpoint.js";
+import { metrics } from "./metrics/metrics.js";
 import { Scheduler } from "./jobs/scheduler.js";
 import { createEmailTransport } from "./email/transports.js";
 import { secretBoxOf } from "./lib/secret-box.js";
@@ -87,7 +89,11 @@ export async function startService(config: Readonly<Config>, options: StartOptio
     scheduler.start();
   }
 
-  if (!serveApi) log.info({ role: config.role }, "started");
+  metrics.watch(database.knex);
+  // A worker has no HTTP server of its own: it serves its metrics on METRICS_PORT, when set.
+  const metricsServer =
+    !serveApi && config.metricsPort !== null ? await startMetricsServer(config, config.metricsPort) : null;
+  if (!serveApi) log.info({ role: config.role, metricsPort: config.metricsPort }, "started");
   let server: Server | null = null;
   let app: import("express").Express | null = null;
   let accessChanges: AccessChangeFeed | null = null;
@@ -115,12 +121,14 @@ export async function startService(config: Readonly<Config>, options: StartOptio
         server.closeIdleConnections();
         await closed;
       }
+      if (metricsServer) await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       await accessChanges?.close();
       await scheduler?.stop();
       await jobs.stop();
       await pipeline.close();
       await email.close();
       await http.close();
+      metrics.forget(database.knex);
       await database.close();
       log.info("stopped");
     })());

@@ -1,4 +1,5 @@
 import { type AreaHandlers, type AppServices } from "../http/handler.js";
+import { DemoFlag } from "./demo-workspace.js";
 import { AdminService } from "./service.js";
 
 // Platform admins only: enforced for every /admin/* operation in src/http/access.ts.
@@ -14,4 +15,10 @@ export const adminHandlers: AreaHandlers = {
   getSourceHealth: async (ctx) => ctx.reply.ok(await service(ctx).sourceHealth()),
 
   getSchedulerStatus: async (ctx) => ctx.reply.ok(await service(ctx).scheduler()),
+
+  getDemoWorkspace: async (ctx) => ctx.reply.ok(await new DemoFlag(ctx.services.knex).status()),
+
+  setDemoWorkspace: async (ctx) => ctx.reply.ok(await new DemoFlag(ctx.services.knex).grant(ctx.body.workspace_id)),
+
+  clearDemoWorkspace: async (ctx) => ctx.reply.ok(await new DemoFlag(ctx.services.knex).clear()),
 };

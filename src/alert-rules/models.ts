@@ -17,12 +17,16 @@ export class AlertRule extends BaseModel {
   severity_threshold!: Schemas["Severity"];
   is_active!: boolean;
   is_default!: boolean;
+  /** Addresses the rule mails instead of the members (the partner rule, docs/product-rules.md#partner-api); internal. */
+  email_recipients_json!: string[] | null;
+  /** Partner monitor types the rule is limited to (docs/product-rules.md#partner-api); internal. */
+  monitor_types_json!: string[] | null;
   created_at!: Date;
   updated_at!: Date;
 
   // jsonb columns: objection (de)serialises them.
   static get jsonAttributes() {
-    return ["delivery_channels_json", "event_types_json"];
+    return ["delivery_channels_json", "event_types_json", "email_recipients_json", "monitor_types_json"];
   }
 
   /** The contract's AlertRule shape (the timestamps are internal: they only order the list). */

@@ -9,7 +9,7 @@ import { Competitor } from "../competitors/models.js";
 import { WorkspaceScope } from "../db/tenancy.js";
 import { forbidden, notFound } from "../http/errors.js";
 import type { Workspace } from "../http/handler.js";
-import { PLANS, PLAN_NAMES, limitsOf, type PlanLimits, type PlanName } from "../workspaces/plans.js";
+import { PLANS, limitsOf, plansWith, type PlanName } from "../workspaces/plans.js";
 import { AlertRule } from "./models.js";
 import { PARTNER_RULE_NAME, alertRuleName } from "./name.js";
 
@@ -183,12 +183,6 @@ function assertPlanAllows(settings: RuleSettings, plan: PlanName, slackWebhookUr
       `The ${label} plan does not include immediate alerts; choose daily or weekly, or upgrade to ${plansWith("realtime")}`,
     );
   }
-}
-
-/** "Growth or Enterprise": the plans that have a flag, read from the catalogue so messages follow it. */
-function plansWith(flag: keyof PlanLimits): string {
-  const labels = PLAN_NAMES.filter((plan) => PLANS[plan].limits[flag]).map((plan) => PLANS[plan].label);
-  return labels.length > 1 ? `${labels.slice(0, -1).join(", ")} or ${labels.at(-1)}` : (labels[0] ?? "another plan");
 }
 
 function nameOf(settings: RuleSettings, competitorName: string | null): string {

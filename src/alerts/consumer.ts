@@ -57,7 +57,11 @@ export class ImmediateAlertChannel implements EventChannel {
       let emails = 0;
       let slack = false;
       if (channels.has("email")) {
-        emails = await this.queueEmails(trx, event, [...new Set(matching.map((rule) => rule.name))]);
+        emails = await this.queueEmails(
+          trx,
+          event,
+          matching.filter((rule) => rule.delivery_channels_json.includes("email")),
+        );
       }
       if (channels.has("slack")) slack = await this.queueSlack(trx, event.id);
       return { emails, slack };
@@ -65,16 +69,25 @@ export class ImmediateAlertChannel implements EventChannel {
     this.deps.log.info({ event: event.id, ...queued }, "immediate alerts queued");
   }
 
-  /** One row and one email per member (suppressed members get a `suppressed` row and no email). */
-  private async queueEmails(trx: Knex.Transaction, event: EventToDeliver, ruleNames: string[]): Promise<number> {
+  /**
+   * One row and one email per recipient (suppressed ones get a `suppressed` row and no email): the members, for the
+   * matching rules that mail them, and the addresses the partner rule names (docs/product-rules.md#partner-api).
+   */
+  private async queueEmails(trx: Knex.Transaction, event: EventToDeliver, emailing: AlertRule[]): Promise<number> {
     const scope = new WorkspaceScope(trx, event.workspace_id);
-    const members: { email: string }[] = await scope
-      .from("memberships as m")
-      .join("users as u", "u.id", "m.user_id")
-      .orderBy("u.email")
-      .select("u.email");
+    const memberRules = emailing.filter((rule) => rule.email_recipients_json === null);
+    const members: { email: string }[] =
+      memberRules.length === 0
+        ? []
+        : await scope
+            .from("memberships as m")
+            .join("users as u", "u.id", "m.user_id")
+            .orderBy("u.email")
+            .select("u.email");
+    const memberAddresses = new Set(members.map((member) => normalizeEmail(member.email)));
+    const subscribed = emailing.flatMap((rule) => (rule.email_recipients_json ?? []).map(normalizeEmail));
     const rows: { event_id: string; channel: "email"; recipient: string; status: DeliveryStatus }[] = [];
-    for (const recipient of new Set(members.map((member) => normalizeEmail(member.email)))) {
+    for (const recipient of new Set([...memberAddresses, ...subscribed])) {
       const suppressed = await isSuppressed(trx, event.workspace_id, recipient);
       rows.push({ event_id: event.id, channel: "email", recipient, status: suppressed ? "suppressed" : "queued" });
     }
@@ -84,10 +97,15 @@ export class ImmediateAlertChannel implements EventChannel {
       .onConflict(["event_id", "channel", "recipient"])
       .ignore()
       .returning(["id", "recipient", "status"]);
-    const reason = { workspace_name: event.workspace_name, rule_names: ruleNames };
+    const memberReason = {
+      workspace_name: event.workspace_name,
+      rule_names: [...new Set(memberRules.map((rule) => rule.name))],
+    };
+    const subscriberReason = { workspace_name: event.workspace_name, rule_names: [], subscribed: true };
     let count = 0;
     for (const row of inserted) {
       if (row.status !== "queued") continue;
+      const reason = memberAddresses.has(row.recipient) ? memberReason : subscriberReason;
       // Same transaction as the row: the mail is queued if and only if the row that says so commits.
       const message = alertEmail(event, reason, this.deps.config.publicBaseUrl, row.recipient);
       await enqueueEmail(this.deps.jobs, message, trx, row.id);

@@ -5,6 +5,7 @@
  */
 import type { components } from "../../generated/api-types.js";
 import { severityAtLeast } from "../lib/severity.js";
+import { monitorTypesOf } from "../partner/monitor-types.js";
 import type { PlanLimits } from "../workspaces/plans.js";
 
 type Schemas = components["schemas"];
@@ -18,6 +19,8 @@ export interface MatchableRule {
   severity_threshold: Severity;
   confidence_threshold: number;
   delivery_channels_json: DeliveryChannel[];
+  /** The partner rule's monitor types (docs/product-rules.md#partner-api); null or absent = no such filter. */
+  monitor_types_json?: string[] | null;
 }
 
 /** The fields of an event a rule looks at. */
@@ -26,6 +29,9 @@ export interface MatchableEvent {
   event_type: string;
   severity: Severity;
   confidence_score: number;
+  /** For rules limited to partner monitor types: the event's tags and its source's type. */
+  tags_json?: string[];
+  source_type?: string | null;
 }
 
 export { severityAtLeast };
@@ -39,8 +45,18 @@ export function ruleMatches(rule: MatchableRule, event: MatchableEvent): boolean
     (rule.competitor_id === null || rule.competitor_id === event.competitor_id) &&
     (rule.event_types_json === null || rule.event_types_json.includes(event.event_type)) &&
     severityAtLeast(event.severity, rule.severity_threshold) &&
-    event.confidence_score >= rule.confidence_threshold
+    event.confidence_score >= rule.confidence_threshold &&
+    (rule.monitor_types_json == null || seenThrough(event).some((type) => rule.monitor_types_json!.includes(type)))
   );
+}
+
+/** The partner monitor types an event is seen through (docs/product-rules.md#partner-api). */
+function seenThrough(event: MatchableEvent): string[] {
+  return monitorTypesOf({
+    event_type: event.event_type,
+    source_type: event.source_type ?? null,
+    tags: event.tags_json ?? [],
+  });
 }
 
 /**

@@ -26,6 +26,8 @@ export type AlertEvent = Pick<
 export interface AlertReason {
   workspace_name: string;
   rule_names: string[];
+  /** An address the partner API subscribed (docs/product-rules.md#partner-api), not a member. */
+  subscribed?: boolean;
 }
 
 const EVENT_TYPE_LABEL: Readonly<Record<string, string>> = {
@@ -57,6 +59,9 @@ function typeLabel(eventType: string): string {
 }
 
 function why(reason: AlertReason): string {
+  if (reason.subscribed) {
+    return `You receive this because this address is subscribed to the immediate alerts of ${reason.workspace_name}.`;
+  }
   const rules = reason.rule_names.map((name) => `"${name}"`).join(", ");
   const noun = reason.rule_names.length === 1 ? "rule" : "rules";
   return `You receive this as a member of ${reason.workspace_name}, whose immediate alert ${noun} ${rules} matched this change.`;

@@ -20,8 +20,18 @@ const SLACK_TIMEOUT_MS = 10_000;
 /** Longer than any URL Slack issues; bounds what an operator can store. */
 const MAX_URL_LENGTH = 2048;
 
-/** A bad `slack-connect` input; its message is the one-line error the CLI prints. */
-export class SlackConnectError extends Error {}
+/**
+ * A bad `slack-connect` input; its message is the one-line error the CLI prints, `reason` the part after the field's
+ * name (what the partner API's 422 says).
+ */
+export class SlackConnectError extends Error {
+  constructor(
+    message: string,
+    readonly reason: string = message,
+  ) {
+    super(message);
+  }
+}
 
 const defaultResolver: Resolver = async (hostname) => {
   const addresses = await dnsLookup(hostname, { all: true });
@@ -35,9 +45,10 @@ const defaultResolver: Resolver = async (hostname) => {
  */
 export async function validateSlackWebhookUrl(
   raw: string,
-  options: { allowPrivateTargets: boolean; resolve?: Resolver },
+  options: { allowPrivateTargets: boolean; resolve?: Resolver; what?: string },
 ): Promise<string> {
-  const invalid = (reason: string) => new SlackConnectError(`invalid --webhook-url: ${reason}`);
+  const invalid = (reason: string) =>
+    new SlackConnectError(`invalid ${options.what ?? "--webhook-url"}: ${reason}`, reason);
   if (raw.length > MAX_URL_LENGTH) throw invalid(`longer than ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {

@@ -7,7 +7,7 @@ import type { WorkspaceScope } from "../db/tenancy.js";
 import { forbidden, invalid, notFound } from "../http/errors.js";
 import type { Workspace } from "../http/handler.js";
 import { normalizeDomain } from "../sources/normalize-url.js";
-import { limitsOf } from "../workspaces/plans.js";
+import { limitsOf, upgradeFor } from "../workspaces/plans.js";
 import { Competitor } from "./models.js";
 
 type CompetitorCreate = components["schemas"]["CompetitorCreate"];
@@ -39,7 +39,10 @@ export class CompetitorService {
       const limit = limitsOf(plan).competitors;
       const counted = await scope.from("competitors").count({ count: "*" }).first();
       if (Number(counted?.count ?? 0) >= limit) {
-        throw forbidden(`The ${plan} plan allows ${limit} competitors; remove one or upgrade to add more`);
+        // docs/product-rules.md#plans-and-limits: the 403 names the limit and the plan that lifts it.
+        throw forbidden(
+          `The ${plan} plan allows ${limit} competitors; remove one, or ${upgradeFor(plan, "competitors", "competitors")} to add more`,
+        );
       }
       return scope.query(Competitor).insertAndFetch({
         workspace_id: workspaceId,

@@ -89,6 +89,62 @@ export class CrmRollupSchedule {
 export class CrmRollup {
   constructor(private readonly deps: DeliveryDeps) {}
 
+  /**
+   * `npm run admin -- crm-rollup`: the workspace's rollups of `day`, now, for each of its connections. A run already
+   * done is not run again; one that ended failed or stopped is, and the per-account claims keep every account's
+   * engagement single, as for the scheduled run. Returns each connection's outcome.
+   *
+   * `onProgress`, when given (the CLI writes it to stderr), hears one line as each connection starts and one as it
+   * ends, with the day's accounts posted and refused or the reason it stopped; without it nothing extra is read.
+   */
+  async runDay(
+    workspaceId: string,
+    day: string,
+    onProgress?: (message: string) => void,
+  ): Promise<{ connection_id: string; provider: string; outcome: RollupOutcome }[]> {
+    const { knex } = this.deps;
+    const scope = new WorkspaceScope(knex, workspaceId);
+    const connections: { id: string; provider: string }[] = await scope
+      .from("crm_connections")
+      .orderBy("provider")
+      .select("id", "provider");
+    const outcomes = [];
+    for (const [index, connection] of connections.entries()) {
+      const label = `${connection.provider} connection ${index + 1}/${connections.length}`;
+      onProgress?.(`${label} started`);
+      await knex("crm_rollup_runs")
+        .insert({ connection_id: connection.id, day })
+        .onConflict(["connection_id", "day"])
+        .ignore();
+      const [run] = await knex("crm_rollup_runs")
+        .where({ connection_id: connection.id, day })
+        .whereNot("status", "done")
+        .update({ status: "pending", finished_at: null })
+        .returning("id");
+      const outcome = run ? await this.run(run.id) : "skipped";
+      if (onProgress) onProgress(`${label} ${await this.progressOf(connection.id, day, outcome)}`);
+      outcomes.push({ connection_id: connection.id, provider: connection.provider, outcome });
+    }
+    return outcomes;
+  }
+
+  /** How a connection's run of `day` ended, for `runDay`'s progress: the day's accounts, or why it stopped. */
+  private async progressOf(connectionId: string, day: string, outcome: RollupOutcome): Promise<string> {
+    const { knex } = this.deps;
+    if (outcome === "skipped") return "skipped (already done)";
+    if (outcome !== "done") {
+      const run = await knex("crm_rollup_runs").where({ connection_id: connectionId, day }).first("last_error");
+      return `${outcome}: ${run?.last_error ?? "no error recorded"}`;
+    }
+    const rows: { status: string; n: string }[] = await knex("crm_rollups")
+      .where({ connection_id: connectionId, day })
+      .groupBy("status")
+      .select("status", knex.raw("count(*) AS n"));
+    const count = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);
+    const refused = count("failed");
+    return `done (${count("done")} account(s) posted${refused > 0 ? `, ${refused} refused` : ""})`;
+  }
+
   async run(runId: string, jobId?: string): Promise<RollupOutcome> {
     const { knex } = this.deps;
     const run = await knex("crm_rollup_runs").where({ id: runId }).first<{

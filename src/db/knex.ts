@@ -19,6 +19,13 @@ export function createKnex(connectionString: string, pool: { min?: number; max?:
     connection: { connectionString },
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
     migrations: { migrationSource, tableName: "knex_migrations" },
+    log: {
+      // knex prints a failed connection with its stack before handing the caller the same error, which the caller
+      // reports its own way (a one-line CLI error, a logged 503); other warnings (deprecations) still reach stderr.
+      warn: (message: string) => {
+        if (!message.startsWith("Acquire connection error")) console.warn(`knex: ${message}`);
+      },
+    },
   });
 }
 

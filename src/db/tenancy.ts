@@ -29,6 +29,16 @@ export const TENANT_TABLES = [
   "digests",
   "digest_deliveries",
   "crm_connections",
+  "partner_monitors",
+  "chat_messages",
+  "beta_claims",
+  "payments_events",
+  "target_accounts",
+  "account_signals",
+  "account_teardowns",
+  "switcher_stories",
+  "firehose_monitors",
+  "firehose_mentions",
 ] as const;
 
 export type TenantTable = (typeof TENANT_TABLES)[number];

@@ -8,7 +8,7 @@ import { CrmChannel } from "../crm/consumer.js";
 import { WebhookChannel } from "../webhooks/consumer.js";
 import { limitsOf } from "../workspaces/plans.js";
 import type { JobFailure } from "../jobs/boss.js";
-import { loadEventsToDeliver, loadEventToDeliver } from "./event.js";
+import { loadEventsToDeliver } from "./event.js";
 import type { DeliveryDeps, EventChannel, EventChannelClass, EventToDeliver } from "./types.js";
 
 /** The channels, in order. Add a channel's class here. */
@@ -19,22 +19,20 @@ export class EventFanOut {
   constructor(private readonly deps: DeliveryDeps) {}
 
   /**
-   * The one query says which channels the workspace uses (bench/webhooks.ts: most use one or two, and each consumer
-   * costs several round trips), and the plan is judged here, once, for every channel.
+   * One event to every channel its workspace uses and its plan allows: a batch of one, throwing its failure. The one
+   * query says which channels the workspace uses (bench/webhooks.ts: most use one or two, and each consumer costs
+   * several round trips), and the plan is judged here, once, for every channel.
    */
   async deliver(eventId: string): Promise<void> {
-    const event = await loadEventToDeliver(this.deps.knex, eventId);
-    // Deleted since (its competitor or workspace went): nothing to deliver.
-    if (!event) return;
-    for (const channel of this.channels()) {
-      if (takes(channel, event)) await channel.consume(event);
-    }
+    const [failure] = await this.deliverMany([{ jobId: eventId, eventId }]);
+    if (failure) throw failure.error;
   }
 
   /**
    * `deliver` for a batch of jobs (src/jobs/types.ts#BatchJobHandler): the events in one query, and each channel given
    * the batch's events at once where it can take them together (docs/architecture.md#batch-handlers). An event whose
    * channel fails is that job's failure alone; the channels after it skip it, as `deliver` would, until its retry.
+   * An event deleted since (its competitor or workspace went) has nothing to deliver.
    */
   async deliverMany(jobs: { jobId: string; eventId: string }[]): Promise<JobFailure[]> {
     let events: Map<string, EventToDeliver>;
@@ -43,8 +41,10 @@ export class EventFanOut {
         this.deps.knex,
         jobs.map((job) => job.eventId),
       );
-    } catch {
-      return this.oneByOne(jobs);
+    } catch (error) {
+      if (jobs.length === 1) return [{ jobId: jobs[0]!.jobId, error }];
+      // One job at a time, so that what failed the batch (a malformed id, a lost connection) fails only its own job.
+      return (await Promise.all(jobs.map((job) => this.deliverMany([job])))).flat();
     }
     const failed = new Map<string, unknown>();
     for (const channel of this.channels()) {
@@ -65,13 +65,6 @@ export class EventFanOut {
     }
     return jobs.flatMap((job) =>
       failed.has(job.eventId) ? [{ jobId: job.jobId, error: failed.get(job.eventId) }] : [],
-    );
-  }
-
-  private async oneByOne(jobs: { jobId: string; eventId: string }[]): Promise<JobFailure[]> {
-    const results = await Promise.allSettled(jobs.map((job) => this.deliver(job.eventId)));
-    return results.flatMap((result, index) =>
-      result.status === "rejected" ? [{ jobId: jobs[index]!.jobId, error: result.reason }] : [],
     );
   }
 

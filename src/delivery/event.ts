@@ -23,7 +23,7 @@ export async function loadEventsToDeliver(
 ): Promise<Map<string, EventToDeliver>> {
   const { rows } = await acrossWorkspaces(knex).raw<EventToDeliver>(
     `SELECT e.id, e.workspace_id, e.competitor_id, e.event_type, e.severity, e.title, e.summary, e.impact_summary,
-            e.confidence_score, e.confidence_reasoning, e.detected_at,
+            e.confidence_score, e.confidence_reasoning, e.detected_at, e.tags_json, s.source_type,
             c.name AS competitor_name, c.domain AS competitor_domain,
             ${eventSourceUrl("s", { orCompetitorSite: false })} AS source_url,
             w.name AS workspace_name, w.plan, w.slack_webhook_url,

@@ -43,6 +43,9 @@ export interface EventToDeliver extends Pick<
   competitor_name: string;
   competitor_domain: string;
   detected_at: Date;
+  /** The event's tags and its source's type (`null` once the source is deleted): the partner monitor types it is seen through. */
+  tags_json: string[];
+  source_type: string | null;
   /** The page the change was seen on: its source's URL, or the first evidence's once the source is deleted. */
   source_url: string | null;
   workspace_name: string;

@@ -703,7 +703,19 @@ function productEvent(item: ContentItem, rest: ContentItem[], context: ClassifyC
     subject: `product:item:${item.key}`,
     before_state: "null",
     after_state: itemState(covered),
+    published_at: publicationInstant(item.date),
   };
+}
+
+/**
+ * An item's date as the instant it was published: a feed's timestamp as stated; a page's calendar day (no time of
+ * day, no zone) as 00:00 UTC of that day, the earliest it can have been, so the hero stat never flatters detection
+ * (docs/product-rules.md#public-stats).
+ */
+export function publicationInstant(date: string | null): string | null {
+  if (!date) return null;
+  const instant = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T00:00:00Z` : date);
+  return Number.isFinite(instant) ? new Date(instant).toISOString() : null;
 }
 
 function productEvents(changes: RecordChange<ContentItem>[], context: ClassifyContext): EventDraft[] {

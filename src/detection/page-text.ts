@@ -9,7 +9,11 @@
  * parse). Its message is recorded on the source as is, so it is written for the customer.
  */
 export class PageError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The page stands between us and the content (a bot challenge): counted as `blocked` in the fetch metrics. */
+    readonly blocked = false,
+  ) {
     super(message);
     this.name = "PageError";
   }

@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
 import type { Jobs } from "../jobs/boss.js";
 import { QUEUES } from "../jobs/queues.js";
+import { metrics } from "../metrics/metrics.js";
 import { fetchFinished, fetchStarted } from "../sources/fetch-queue.js";
 import { FetchError, type FetchResult, type HttpClient } from "../lib/http-client.js";
 import { classify } from "./classify.js";
@@ -128,8 +129,13 @@ export class DetectionPipeline {
     const scope = new WorkspaceScope(knex, source.workspace_id);
     const fetchedAt = new Date();
     try {
-      return await this.fetchAndRecord(scope, source, fetchedAt);
+      const outcome = await this.fetchAndRecord(scope, source, fetchedAt);
+      metrics.fetches.inc({ outcome: outcome.kind });
+      return outcome;
     } catch (error) {
+      const blocked =
+        (error instanceof FetchError && error.kind === "blocked") || (error instanceof PageError && error.blocked);
+      metrics.fetches.inc({ outcome: blocked ? "blocked" : "error" });
       return this.failed(scope, source.id, error, fetchedAt);
     }
   }
@@ -149,7 +155,7 @@ export class DetectionPipeline {
       options: { url: result.url, contentType: result.contentType, fetchMethod: source.fetch_method },
     });
     if (extraction.signals.bot_challenge) {
-      throw new PageError(`looks like a bot challenge page (${new URL(result.url).host})`);
+      throw new PageError(`looks like a bot challenge page (${new URL(result.url).host})`, true);
     }
 
     const contentHash = sha256(body);
@@ -399,6 +405,7 @@ export class DetectionPipeline {
           tags_json: JSON.stringify(draft.tags),
           subject: draft.subject,
           observed_at: origin.observedAt,
+          published_at: draft.published_at ?? null,
           detected_at: trx.fn.now(),
         })),
       )

@@ -146,4 +146,10 @@ export interface EventDraft {
   after_state: string;
   /** The subject's state before the change (to recognise a revert A→B→A). */
   before_state: string;
+  /**
+   * When the changed item itself was published (an ISO instant), for changes that carry their own date: a feed item,
+   * a changelog entry, a post. Absent or null for the others. Stored as `events.published_at`
+   * (docs/product-rules.md#public-stats).
+   */
+  published_at?: string | null;
 }

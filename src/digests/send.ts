@@ -14,6 +14,7 @@
  * - should the transport have taken the mail just before its sender died, that next attempt carries the same
  *   idempotency key (the delivery's id), so the provider recognises the repeat.
  */
+import { metrics } from "../metrics/metrics.js";
 import type { Knex } from "knex";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
@@ -125,6 +126,7 @@ export class DigestSender {
     }
     if (await isSuppressed(this.deps.knex, delivery.workspace_id, delivery.recipient_email)) {
       await this.record(scope, delivery, { status: "suppressed", error: null });
+      metrics.emails.inc({ kind: "digest", outcome: "suppressed" });
       return "suppressed";
     }
 
@@ -135,6 +137,7 @@ export class DigestSender {
       const reason = error instanceof Error ? error.message : String(error);
       this.deps.log.warn({ delivery: delivery.id, to: delivery.recipient_email, err: reason }, "digest email failed");
       await this.record(scope, delivery, { status: "failed", error: reason.slice(0, 1000) });
+      metrics.emails.inc({ kind: "digest", outcome: "failed" });
       return "failed";
     }
     await this.record(scope, delivery, {
@@ -144,6 +147,7 @@ export class DigestSender {
       sent_at: this.deps.knex.fn.now(),
       error: null,
     });
+    metrics.emails.inc({ kind: "digest", outcome: "sent" });
     return "sent";
   }
 

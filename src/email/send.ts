@@ -2,6 +2,7 @@
  * The `email-send` job: one queued message (src/email/outbox.ts) handed to the configured transport, and what became
  * of it recorded on its row (and on the immediate-alert row it belongs to, if any).
  */
+import { metrics } from "../metrics/metrics.js";
 import type { Knex } from "knex";
 import type { Logger } from "pino";
 import { recordAlertEmail } from "../alerts/consumer.js";
@@ -51,10 +52,12 @@ export class OutgoingEmailDelivery {
       // Thrown on: pg-boss retries with backoff; the rows keep the last error meanwhile.
       const reason = error instanceof Error ? error.message : String(error);
       await recordEmailOutcome(knex, email.id, { error: reason });
+      metrics.emails.inc({ kind: "message", outcome: "failed" });
       if (alertDeliveryId) await recordAlertEmail(knex, alertDeliveryId, { error: reason });
       throw error;
     }
     await recordEmailOutcome(knex, email.id, { messageId });
+    metrics.emails.inc({ kind: "message", outcome: "sent" });
     if (alertDeliveryId) await recordAlertEmail(knex, alertDeliveryId, { sent: true });
     this.deps.log.info({ job: jobId, email: email.id, to: email.to_address, messageId }, "email sent");
   }

@@ -4,6 +4,7 @@
 import PgBoss from "pg-boss";
 import type { Knex } from "knex";
 import type { Logger } from "pino";
+import { metrics } from "../metrics/metrics.js";
 import { DEAD_LETTER_QUEUE, QUEUES, type PayloadOf, type QueueDefinition, type QueueKey } from "./queues.js";
 
 /** A job that failed in a batch, with the error its retry is logged with. */
@@ -122,9 +123,21 @@ export async function startJobs(options: StartJobsOptions): Promise<Jobs> {
         const ids: string[] = [];
         workerIds.set(queue.name, ids);
         for (let i = 0; i < workers; i++) {
+          // The worker's own id, for its handler to wake it; known once `work` returns, before any batch arrives.
           let id = "";
           id = await boss.work(queue.name, { batchSize, pollingIntervalSeconds }, async (jobs) => {
-            const failures = await handler(jobs as PgBoss.Job<never>[]);
+            const endTimer = metrics.jobDuration.startTimer({ queue: queue.name });
+            let failures: JobFailure[];
+            try {
+              failures = await handler(jobs as PgBoss.Job<never>[]);
+            } catch (error) {
+              metrics.jobs.inc({ queue: queue.name, outcome: "failed" }, jobs.length);
+              throw error;
+            } finally {
+              endTimer();
+            }
+            metrics.jobs.inc({ queue: queue.name, outcome: "completed" }, jobs.length - failures.length);
+            if (failures.length > 0) metrics.jobs.inc({ queue: queue.name, outcome: "failed" }, failures.length);
             // pg-boss completes the whole batch when this resolves, but only jobs still `active`: failing the
             // failed ones first leaves them to their retry policy while the others complete.
             for (const { jobId, error } of failures) {

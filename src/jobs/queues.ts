@@ -138,6 +138,31 @@ export const QUEUES = {
     options: { retryLimit: 8, retryDelay: 60, retryBackoff: true, expireInSeconds: 900, deadLetter: DEAD_LETTER_QUEUE },
     work: { workers: 1, batchSize: 2, pollingIntervalSeconds: 1 },
   }),
+  /**
+   * One run of a workspace's firehose (src/firehose/run.ts), queued by the scheduler once per cadence slot. Re-runs
+   * are harmless (a mention is stored once), so a crashed run is simply run again; a source that fails is retried by
+   * the next run, which searches its window again.
+   */
+  firehoseRun: queue<{ workspace_id: string }>({
+    name: "firehose-run",
+    options: {
+      retryLimit: 2,
+      retryDelay: 120,
+      retryBackoff: true,
+      expireInSeconds: 900,
+      deadLetter: DEAD_LETTER_QUEUE,
+    },
+    work: { workers: 1, batchSize: 1, pollingIntervalSeconds: 2 },
+  }),
+  /**
+   * Triage of one inbound support message (src/support/triage.ts), queued in the transaction that stores it. Re-runs
+   * rewrite the same thread fields; an LLM failure falls back to the rule-based triage, so a retry is for the database.
+   */
+  supportTriage: queue<{ message_id: string }>({
+    name: "support-triage",
+    options: { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 300, deadLetter: DEAD_LETTER_QUEUE },
+    work: { workers: 1, batchSize: 2, pollingIntervalSeconds: 0.5 },
+  }),
 };
 
 export type QueueKey = keyof typeof QUEUES;

@@ -9,13 +9,25 @@ import { deliveryJobs } from "../delivery/jobs.js";
 import { detectionJobs } from "../detection/jobs.js";
 import { digestJobs } from "../digests/jobs.js";
 import { emailJobs } from "../email/jobs.js";
+import { firehoseJobs } from "../firehose/jobs.js";
+import { supportJobs } from "../support/jobs.js";
 import { webhookJobs } from "../webhooks/jobs.js";
 import type PgBoss from "pg-boss";
 import type { QueueHandlers } from "./boss.js";
 import type { QueueKey } from "./queues.js";
 import type { AreaJobs, BatchJobHandler, JobDeps } from "./types.js";
 
-const AREAS: AreaJobs[] = [detectionJobs, deliveryJobs, alertJobs, webhookJobs, crmJobs, digestJobs, emailJobs];
+const AREAS: AreaJobs[] = [
+  detectionJobs,
+  deliveryJobs,
+  alertJobs,
+  webhookJobs,
+  crmJobs,
+  digestJobs,
+  emailJobs,
+  firehoseJobs,
+  supportJobs,
+];
 
 function merge(areas: AreaJobs[]): AreaJobs {
   const merged: AreaJobs = {};

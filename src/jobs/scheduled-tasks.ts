@@ -6,6 +6,7 @@ import type { Config } from "../config.js";
 import { CrmRollupSchedule } from "../crm/rollup.js";
 import { DigestSchedule } from "../digests/schedule.js";
 import { pruneSentEmails } from "../email/outbox.js";
+import { FirehoseSchedule } from "../firehose/monitors.js";
 import { pruneExpiredBuckets } from "../lib/rate-limit.js";
 import { pruneWebhookReceipts } from "../lib/standard-webhooks.js";
 import { pruneExpiredSnapshots } from "../sources/retention.js";
@@ -21,6 +22,8 @@ export function scheduledTasks(deps: { config: Readonly<Config>; jobs: Jobs }): 
     },
     // Yesterday's (UTC) rollup engagement per CRM connection, queued once per connection and day.
     { name: "crm-rollups", run: (trx, now) => new CrmRollupSchedule({ knex: trx, jobs: deps.jobs }).enqueueDue(now) },
+    // Each enabled firehose monitor's run, once per cadence slot (hourly unless a partner monitor says otherwise).
+    { name: "firehose-runs", run: (trx, now) => new FirehoseSchedule({ knex: trx, jobs: deps.jobs }).enqueueDue(now) },
     { name: "webhook-receipts-prune", run: (trx) => pruneWebhookReceipts(trx) },
     { name: "sent-emails-prune", run: (trx) => pruneSentEmails(trx) },
     { name: "rate-limit-buckets-prune", run: (trx) => pruneExpiredBuckets(trx) },

@@ -3,7 +3,7 @@
  * subscription, each with its `webhook-deliver` job, in one transaction.
  */
 import { randomUUID } from "node:crypto";
-import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
+import { acrossWorkspaces } from "../db/tenancy.js";
 import type { DeliveryDeps, DeliverySetup, EventChannel, EventToDeliver } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { subscriptionTakes } from "./policy.js";
@@ -24,30 +24,7 @@ export class WebhookChannel implements EventChannel {
   }
 
   async consume(event: EventToDeliver): Promise<void> {
-    await this.deps.knex.transaction(async (trx) => {
-      const scope = new WorkspaceScope(trx, event.workspace_id);
-      const subscriptions = await scope
-        .from("webhook_subscriptions")
-        .orderBy("environment")
-        .select<{ id: string; min_severity: string; event_types: string[] | null }[]>(
-          "id",
-          "min_severity",
-          "event_types",
-        );
-      for (const subscription of subscriptions) {
-        if (!subscriptionTakes(subscription, event)) continue;
-        // The job's id is chosen here and kept on the delivery: only that job may act on it (src/webhooks/deliver.ts).
-        const jobId = randomUUID();
-        const [delivery] = await trx("webhook_deliveries")
-          .insert({ subscription_id: subscription.id, event_id: event.id, job_id: jobId })
-          .onConflict(["subscription_id", "event_id"])
-          .ignore()
-          .returning("id");
-        if (!delivery) continue;
-        await this.deps.jobs.send(QUEUES.webhookDeliver, { delivery_id: delivery.id }, { id: jobId }, trx);
-      }
-    });
-    this.deps.jobs.wake(QUEUES.webhookDeliver);
+    await this.consumeMany([event]);
   }
 
   /**
@@ -62,6 +39,8 @@ export class WebhookChannel implements EventChannel {
         .whereIn("workspace_id", workspaceIds)
         .orderBy("environment")
         .select<SubscriptionRow[]>("id", "workspace_id", "min_severity", "event_types");
+      // Each delivery's job id is chosen here and kept on the delivery: only that job may act on it
+      // (src/webhooks/deliver.ts).
       const deliveries = events.flatMap((event) =>
         subscriptions
           .filter((subscription) => subscription.workspace_id === event.workspace_id)
@@ -69,7 +48,7 @@ export class WebhookChannel implements EventChannel {
           .map((subscription) => ({ subscription_id: subscription.id, event_id: event.id, job_id: randomUUID() })),
       );
       if (deliveries.length === 0) return;
-      // Only the rows this insert created get a job, as in `consume`.
+      // Only the rows this insert created get a job: a retried event-created job queues nothing twice.
       const created: { id: string; job_id: string }[] = await trx("webhook_deliveries")
         .insert(deliveries)
         .onConflict(["subscription_id", "event_id"])

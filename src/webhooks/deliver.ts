@@ -9,6 +9,7 @@
  * at-least-once); a duplicate or stale job finds another id, or a finished delivery, and does nothing. A delivered
  * delivery is never sent again.
  */
+import { metrics } from "../metrics/metrics.js";
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Knex } from "knex";
@@ -194,6 +195,7 @@ export class WebhookDelivery {
             },
             "webhook attempt",
           );
+          metrics.webhookAttempts.inc({ outcome });
         } catch (error) {
           outcomes[index] = { error };
         }
@@ -205,7 +207,8 @@ export class WebhookDelivery {
   /**
    * Records successful attempts in one statement: each attempt row, and the delivery marked delivered if its job still
    * holds it (as `recordAttempt` does for one). Returns the deliveries it marked; a delivery it did not mark (deleted,
-   * or taken over meanwhile) is recorded again by `recordAttempt`, which finds it finished or gone and skips it.
+   * or taken over meanwhile) is recorded again by `recordAttempt`, which finds it finished or gone and skips it. The
+   * caller logs every attempt, these included.
    */
   private async recordDelivered(attempts: { delivery: DeliveryRow; jobId: string; result: AttemptResult }[]) {
     if (attempts.length === 0) return new Set<string>();
@@ -235,18 +238,6 @@ export class WebhookDelivery {
         column((a) => a.result.latencyMs),
       ] as Knex.RawBinding[],
     );
-    for (const { delivery, result } of attempts) {
-      this.deps.log.info(
-        {
-          delivery: delivery.id,
-          event: delivery.event_id,
-          status: result.statusCode,
-          error: null,
-          outcome: "delivered",
-        },
-        "webhook attempt",
-      );
-    }
     return new Set(rows.map((row) => row.id));
   }
 

@@ -13,9 +13,15 @@ export function generateSigningSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
 }
 
+/** The scheme's `v1`: hex HMAC-SHA256 of `"<t>.<body>"` (also what the payments webhook is verified against). */
+export function stripeSchemeDigest(secret: string, body: string, timestampSeconds: number): string {
+  return createHmac("sha256", secret)
+    .update(`${Math.floor(timestampSeconds)}.${body}`, "utf8")
+    .digest("hex");
+}
+
 /** The `x-ci-signature` value for `body` (the exact bytes sent) at `timestampSeconds`. */
 export function signatureHeader(secret: string, body: string, timestampSeconds: number): string {
   const t = Math.floor(timestampSeconds);
-  const v1 = createHmac("sha256", secret).update(`${t}.${body}`, "utf8").digest("hex");
-  return `t=${t},v1=${v1}`;
+  return `t=${t},v1=${stripeSchemeDigest(secret, body, t)}`;
 }

@@ -21,6 +21,8 @@ export class Workspace extends BaseModel {
   payments_subscription_id!: string | null;
   subscription_status!: string | null;
   current_period_end!: Date | null;
+  /** The provider's time of the newest payments event applied to the billing state (src/billing/webhook.ts). */
+  payments_state_at!: Date | null;
   beta_claimed_at!: Date | null;
   beta_grandfathered!: boolean;
   slack_webhook_url!: string | null;

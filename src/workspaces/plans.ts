@@ -90,3 +90,30 @@ export function isPlanName(value: string): value is PlanName {
 export function limitsOf(plan: PlanName): PlanLimits {
   return PLANS[plan].limits;
 }
+
+/**
+ * The plans that have a flag, for the 403s that name the plan lifting a limit (docs/product-rules.md#plans-and-limits):
+ * "Growth or Enterprise". Read from the table, so messages follow it.
+ */
+export function plansWith(flag: PlanFlag): string {
+  const labels = PLAN_NAMES.filter((plan) => PLANS[plan].limits[flag]).map((plan) => PLANS[plan].label);
+  return labels.length > 1 ? `${labels.slice(0, -1).join(", ")} or ${labels.at(-1)}` : (labels[0] ?? "another plan");
+}
+
+/** The counted limits of a plan (competitors, seats, …), as opposed to its flags. */
+export type PlanCount = Exclude<keyof PlanLimits, PlanFlag>;
+
+/**
+ * The first plan after `plan` that allows more of a counted limit (Starter, for a fourth competitor on Free), for the
+ * 403s that name the plan lifting it; null on the plan that allows the most.
+ */
+export function planLifting(plan: PlanName, limit: PlanCount): PlanDefinition | null {
+  const mine = PLANS[plan].limits[limit];
+  return PLAN_NAMES.map((name) => PLANS[name]).find((next) => next.limits[limit] > mine) ?? null;
+}
+
+/** "upgrade to Starter (10 competitors)", or, on the plan that allows the most, a word to contact the vendor. */
+export function upgradeFor(plan: PlanName, limit: PlanCount, unit: string): string {
+  const next = planLifting(plan, limit);
+  return next ? `upgrade to ${next.label} (${next.limits[limit]} ${unit})` : "contact us for a larger plan";
+}

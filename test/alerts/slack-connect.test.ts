@@ -1,6 +1,5 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_CLI_TIMEOUT_MS, runAdminCli, stderrLines } from "../setup/admin-cli.js";
 import { isSealed, secretBoxOf } from "../../src/lib/secret-box.js";
 import { validateSlackWebhookUrl } from "../../src/alerts/slack.js";
 import { runAdminCommand } from "../../src/cli/admin.js";
@@ -8,7 +7,6 @@ import type { ResolvedAddress } from "../../src/lib/ssrf-guard.js";
 import { createWorkspace } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 
-const run = promisify(execFile);
 const HOOK = "https://hooks.slack.com/services/T0RIVAL01/B0SCOPE01/abcdefghijklmnopqrstuvwx";
 
 let app: TestApp;
@@ -83,32 +81,24 @@ describe("npm run admin -- slack-connect", () => {
     expect(await stored(id)).toBeNull();
   });
 
-  it("exits non-zero with one line when the SSRF guard refuses the URL", async () => {
-    const owner = await createWorkspace(app, { plan: "growth" });
-    // ALLOW_PRIVATE_TARGETS off, as in production: http and private addresses are refused.
-    const env = {
-      ...process.env,
-      DATABASE_URL: app.config.databaseUrl!,
-      DATA_DIR: app.config.dataDir,
-      ALLOW_PRIVATE_TARGETS: "",
-    };
-    const cli = (url: string) =>
-      run("npx", ["tsx", "src/cli/admin.ts", "slack-connect", owner.workspaceId, "--webhook-url", url], { env }).catch(
-        (error) => error,
-      );
-    const lines = (stderr: string) =>
-      stderr
-        .trim()
-        .split("\n")
-        .filter((line) => !line.startsWith("npm warn"));
-    const plain = await cli("http://hooks.slack.com/services/T/B/x");
-    expect(plain.code).toBe(1);
-    expect(lines(plain.stderr)).toEqual(["invalid --webhook-url: it must be an https:// URL"]);
-    const loopback = await cli("https://127.0.0.1:8443/services/T/B/x");
-    expect(loopback.code).toBe(1);
-    expect(lines(loopback.stderr)).toEqual(["invalid --webhook-url: blocked: 127.0.0.1 is a private address"]);
-    expect(await stored(owner.workspaceId)).toBeNull();
-  }, 60_000);
+  it(
+    "exits non-zero with one line when the SSRF guard refuses the URL",
+    async () => {
+      const owner = await createWorkspace(app, { plan: "growth" });
+      // ALLOW_PRIVATE_TARGETS off, as in production: http and private addresses are refused.
+      const env = { DATABASE_URL: app.config.databaseUrl!, DATA_DIR: app.config.dataDir, ALLOW_PRIVATE_TARGETS: "" };
+      const cli = (url: string) =>
+        runAdminCli(["slack-connect", owner.workspaceId, "--webhook-url", url], env).catch((error) => error);
+      const plain = await cli("http://hooks.slack.com/services/T/B/x");
+      expect(plain.code).toBe(1);
+      expect(stderrLines(plain)).toEqual(["invalid --webhook-url: it must be an https:// URL"]);
+      const loopback = await cli("https://127.0.0.1:8443/services/T/B/x");
+      expect(loopback.code).toBe(1);
+      expect(stderrLines(loopback)).toEqual(["invalid --webhook-url: blocked: 127.0.0.1 is a private address"]);
+      expect(await stored(owner.workspaceId)).toBeNull();
+    },
+    ADMIN_CLI_TIMEOUT_MS,
+  );
 });
 
 describe("validateSlackWebhookUrl", () => {

@@ -4,15 +4,12 @@
  * database announces a change. Two API processes on one database here: the test app (ROLE=all) and a second one
  * (ROLE=api), each with its own cache, both of which have served (and cached) the caller before the change.
  */
-import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAdminCli } from "../setup/admin-cli.js";
 import { createCompetitor, createWorkspace, type TestMember } from "../setup/factories.js";
 import { startSecondApi, startTestApp, type TestApp } from "../setup/test-app.js";
 import { waitFor } from "../setup/wait.js";
-
-const run = promisify(execFile);
 
 let app: TestApp;
 let second: TestApp;
@@ -27,8 +24,7 @@ afterAll(async () => {
 
 /** The admin CLI as an operator runs it: its own process, its own connection, nothing shared with the services. */
 async function adminCli(...argv: string[]): Promise<unknown> {
-  const env = { ...process.env, DATABASE_URL: app.config.databaseUrl!, DATA_DIR: app.config.dataDir };
-  const { stdout } = await run("npx", ["tsx", "src/cli/admin.ts", ...argv], { env });
+  const { stdout } = await runAdminCli(argv, { DATABASE_URL: app.config.databaseUrl!, DATA_DIR: app.config.dataDir });
   return JSON.parse(stdout);
 }
 

@@ -19,6 +19,8 @@ import {
   createEvent,
   createSource,
   createSuppression,
+  createSwitcherStory,
+  createTargetAccount,
   createWorkspace,
   type TestMember,
 } from "../setup/factories.js";
@@ -92,6 +94,8 @@ describe("fuzzing every operation of the contract", () => {
     const rule = await createAlertRule(app, owner, {});
     const digest = await createDigest(app, owner);
     const suppression = await createSuppression(app, owner, { email: "bounced@example.com" });
+    const account = await createTargetAccount(app, owner, { competitorId: competitor.id });
+    const story = await createSwitcherStory(app, owner, { accountId: account.id });
     Object.assign(knownIds, {
       competitor_id: [competitor.id],
       source_id: [source.id],
@@ -100,6 +104,8 @@ describe("fuzzing every operation of the contract", () => {
       digest_id: [digest.id],
       email: [suppression.email],
       workspace_id: [owner.workspaceId],
+      account_id: [account.id],
+      story_id: [story.id],
     });
   });
 
@@ -142,6 +148,7 @@ describe("fuzzing every operation of the contract", () => {
           });
         });
 
+    const runStarted = performance.now();
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
@@ -180,8 +187,10 @@ describe("fuzzing every operation of the contract", () => {
     // A fuzzer that only ever hits the 401/422 walls proves little: requests must also get through to the handlers.
     expect([...counts.keys()].filter((status) => status >= 200 && status < 300).length).toBeGreaterThan(0);
     const slowest = [...timeByOperation].sort((a, b) => b[1] - a[1]).slice(0, 5);
+    const sending = [...timeByOperation.values()].reduce((a, b) => a + b, 0);
     console.log(
-      `fuzz: ${total} requests, statuses ${JSON.stringify(Object.fromEntries([...counts].sort((a, b) => a[0] - b[0])))}; ` +
+      `fuzz: ${total} requests in ${((performance.now() - runStarted) / 1000).toFixed(1)} s, ` +
+        `${(sending / 1000).toFixed(1)} s of them answering; statuses ${JSON.stringify(Object.fromEntries([...counts].sort((a, b) => a[0] - b[0])))}; ` +
         `most time: ${slowest.map(([id, ms]) => `${id} ${(ms / 1000).toFixed(1)} s`).join(", ")}`,
     );
   }, 900_000);

@@ -33,6 +33,8 @@ import {
   createDigestDelivery,
   createSource,
   createSuppression,
+  createSwitcherStory,
+  createTargetAccount,
   createWebhookDelivery,
   createWebhookSubscription,
   createWorkspace,
@@ -72,6 +74,8 @@ const FIXTURES: Record<string, (t: Tenant) => string> = {
   event_id: (t) => t.eventId,
   rule_id: (t) => t.ruleId,
   digest_id: (t) => t.digestId,
+  account_id: (t) => t.accountId,
+  story_id: (t) => t.storyId,
   workspace_id: (t) => t.owner.workspaceId,
 };
 
@@ -107,6 +111,9 @@ const NOT_TENANT_DATA: Record<string, string> = {
   inbound_webhook_receipts: "replay guard of signed inbound webhooks, keyed by the provider's message id",
   scheduler_state: "the one scheduler's own clock",
   scheduler_runs: "one row per scheduled slot, covering every workspace at once",
+  support_inboxes: "the vendor's own support inbox at the mail provider, read by platform admins only",
+  support_threads: "the vendor's own support inbox: customers write by email, not from a workspace",
+  support_messages: "messages of the vendor's support threads, reached through support_threads",
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -373,6 +380,8 @@ interface Tenant {
   ruleId: string;
   digestId: string;
   suppressedEmail: string;
+  accountId: string;
+  storyId: string;
 }
 
 let app: TestApp;
@@ -414,6 +423,8 @@ async function seedTenant(label: string): Promise<Tenant> {
     createCrmSync(app, { connectionId: connection.id, eventId }),
   ]);
   await createDigestDelivery(app, owner, { digestId: digest.id, recipient_email: owner.email, status: "sent" });
+  const account = await createTargetAccount(app, owner, { company_name: `Account ${marker}`, competitorId });
+  const story = await createSwitcherStory(app, owner, { company_name: `Story ${marker}`, accountId: account.id });
   return {
     owner,
     marker,
@@ -423,6 +434,8 @@ async function seedTenant(label: string): Promise<Tenant> {
     ruleId: rule.id,
     digestId: digest.id,
     suppressedEmail: suppression.email,
+    accountId: account.id,
+    storyId: story.id,
   };
 }
 

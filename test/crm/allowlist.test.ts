@@ -91,7 +91,9 @@ describe("CRM write-back allowlist", () => {
       [setup.competitor.id]: { filter: { industry: "SOFTWARE" } },
     });
 
-    const day = new Date(Date.now() - 24 * 3600 * 1000);
+    // One clock for the events and the rollup, so the test holds across midnight UTC (the rollup is of the day before).
+    const now = new Date();
+    const day = new Date(now.getTime() - 24 * 3600 * 1000);
     const events: { id: string }[] = [];
     for (const [severity, title] of [
       ["critical", "Acme raised Pro from $49 to $59/month"],
@@ -117,7 +119,7 @@ describe("CRM write-back allowlist", () => {
       30_000,
       "every sync done",
     );
-    expect(await new CrmRollupSchedule(deps).enqueueDue(new Date())).toBe(2);
+    expect(await new CrmRollupSchedule(deps).enqueueDue(now)).toBe(2);
     await waitFor(
       async () => {
         const runs = await app.service.services

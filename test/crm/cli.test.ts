@@ -7,13 +7,18 @@ import { UsageError } from "../../src/cli/admin.js";
 import { connectCrm } from "../../src/crm/connections.js";
 import { createCompetitor, createWorkspace } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
-import { admin, workspaceWithCompetitor } from "./helpers.js";
+import { FakeSalesforce } from "../fakes/salesforce.js";
+import { admin, connect, newEvent, workspaceWithCompetitor } from "./helpers.js";
 
 let app: TestApp;
+let sf: FakeSalesforce;
 beforeAll(async () => {
-  app = await startTestApp();
+  [app, sf] = await Promise.all([startTestApp(), new FakeSalesforce().start()]);
 });
-afterAll(async () => app?.stop());
+afterAll(async () => {
+  await app?.stop();
+  await sf?.stop();
+});
 
 const SF_ACCOUNT = "0015e00000AbCdEAAZ";
 const TOKEN = "00D5e000000AbCd!AQ0AQtoken-that-ends-in-WXYZ";
@@ -316,5 +321,45 @@ describe("crm-connect", () => {
         { ...input, baseUrl: "https://crm.internal.example" },
       ),
     ).rejects.toThrow("--base-url refused: blocked: crm.internal.example resolves to a private address");
+  });
+});
+
+describe("crm-rollup", () => {
+  it("posts the day's rollup now, once: a second run of the same day posts nothing", async () => {
+    const setup = await workspaceWithCompetitor(app);
+    const account = sf.addAccount();
+    const connection = await connect(app, setup, "salesforce", sf, {
+      [setup.competitor.id]: { account_ids: [account] },
+    });
+    const day = "2026-02-10";
+    await newEvent(app, setup, {
+      severity: "high",
+      title: "Acme doubled its prices",
+      detected_at: new Date(`${day}T12:00:00Z`),
+    });
+    const tasksFor = () => [...sf.tasks.values()].filter((task) => task.WhatId === account);
+
+    const first = await admin(app, "crm-rollup", setup.owner.workspaceId, "--date", day);
+    expect(first).toEqual({
+      workspace_id: setup.owner.workspaceId,
+      day,
+      connections: [{ connection_id: connection.id, provider: "salesforce", outcome: "done" }],
+    });
+    expect(tasksFor()).toEqual([expect.objectContaining({ Subject: `Competitor activity ${day}`, ActivityDate: day })]);
+
+    const second = (await admin(app, "crm-rollup", setup.owner.workspaceId, "--date", day)) as any;
+    expect(second.connections[0].outcome).toBe("skipped");
+    expect(tasksFor()).toHaveLength(1);
+  });
+
+  it("refuses a malformed date, a workspace without a connection and a bad id with one-line errors", async () => {
+    const setup = await workspaceWithCompetitor(app);
+    await expect(admin(app, "crm-rollup", setup.owner.workspaceId, "--date", "10/02/2026")).rejects.toThrow(
+      "--date must be a day as YYYY-MM-DD, got 10/02/2026",
+    );
+    await expect(admin(app, "crm-rollup", setup.owner.workspaceId)).rejects.toThrow(
+      `workspace ${setup.owner.workspaceId} has no CRM connection`,
+    );
+    await expect(admin(app, "crm-rollup", "nope")).rejects.toThrow(UsageError);
   });
 });

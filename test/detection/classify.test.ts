@@ -492,6 +492,8 @@ describe("classify: product", () => {
       before_state: "null",
       after_state:
         '{"key":"dark-mode","title":"Dark mode for dashboards","date":"2024-05-02","url":"https://acme.com/changelog/dark-mode"}',
+      // The page's calendar day, at its earliest instant (docs/product-rules.md#public-stats).
+      published_at: "2024-05-02T00:00:00.000Z",
     });
   });
 

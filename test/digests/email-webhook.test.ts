@@ -3,10 +3,11 @@
  * write), every 401 case of docs/product-rules.md#inbound-signatures, and the delivery updates and suppressions each
  * event type causes.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspace, type TestMember } from "../setup/factories.js";
+import { signedRequest, type SignedRequest } from "../setup/standard-webhooks.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 
 const SECRET = `whsec_${randomBytes(24).toString("base64")}`;
@@ -23,24 +24,11 @@ afterAll(async () => {
 
 const knex = () => app.service.services.knex;
 
-interface Signed {
-  body: string;
-  headers: Record<string, string>;
-}
+type Signed = SignedRequest;
 
 /** A provider request: body and `provider-*` headers as Standard Webhooks senders make them. */
 function signed(event: unknown, options: { id?: string; at?: Date; signWith?: Webhook } = {}): Signed {
-  const body = JSON.stringify(event);
-  const id = options.id ?? `msg_${randomUUID()}`;
-  const at = options.at ?? new Date();
-  return {
-    body,
-    headers: {
-      "provider-id": id,
-      "provider-timestamp": String(Math.floor(at.getTime() / 1000)),
-      "provider-signature": (options.signWith ?? signer).sign(id, at, body),
-    },
-  };
+  return signedRequest(event, options.signWith ?? signer, options);
 }
 
 function post(request: Signed, target: TestApp = app) {

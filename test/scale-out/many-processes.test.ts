@@ -10,7 +10,7 @@
  * exactly one event. Events go to each workspace's webhook endpoint, which answers the first attempt of each event
  * with a 503 (half of all attempts fail). In that round one worker is killed with SIGKILL mid-run: its jobs are
  * expired (their start moved back past their expiry, as waiting would) and pg-boss's maintenance in the surviving
- * workers retries them (their backoff likewise cut short). Nothing may be lost or made twice.
+ * workers retries them (their backoff likewise cut short, and a digest mail's send claim lapsed). Nothing may be lost or made twice.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -124,8 +124,10 @@ async function runScenario(topology: Topology): Promise<Outcome> {
 
   // Workspaces, members and their digest hours exist before any worker ticks: the first tick schedules the latest
   // daily slot's digests for them.
-  const dailyHourUtc = 6;
-  const slot = latestSlots(new Date(), dailyHourUtc, 0)[0]!;
+  // The slot the workers' scheduler will generate: from the database's own settings (a hard-coded hour disagreed
+  // with them, and the members' digests fell due or not depending on the time of day the suite ran).
+  const settings = await knex("scheduler_state").where({ id: 1 }).first("daily_hour_utc", "weekly_dow");
+  const slot = latestSlots(new Date(), settings.daily_hour_utc, settings.weekly_dow)[0]!;
   const owners: TestMember[] = [];
   const seenEvents = new Set<string>();
   const members: TestMember[] = [];
@@ -200,6 +202,16 @@ async function runScenario(topology: Topology): Promise<Outcome> {
   }
   expect(sourceIds).toHaveLength(SOURCES);
 
+  // The killed worker's jobs, once expired: their retries wait out their backoff (30 s and more) at once, as time would.
+  let orphaned: string[] = [];
+  const expediteOrphans = async () => {
+    if (orphaned.length === 0) return;
+    await knex("pgboss.job")
+      .whereIn("id", orphaned)
+      .where({ state: "retry" })
+      .where("start_after", ">", knex.fn.now())
+      .update({ start_after: knex.fn.now() });
+  };
   const refetched: number[] = [];
   for (let round = 0; round < PRICES.length; round++) {
     if (round > 0) {
@@ -213,21 +225,13 @@ async function runScenario(topology: Topology): Promise<Outcome> {
     }
     const fetchedSince = async () =>
       Number((await knex("sources").where("last_fetched_at", ">=", roundStart).count({ n: "*" }).first())!.n as string);
-    let orphaned: string[] = [];
     if (topology.killWorker && round === PRICES.length - 1) {
       await waitFor(async () => ((await fetchedSince()) >= SOURCES / 4 ? true : null), ROUND_TIMEOUT_MS);
       orphaned = await killAndExpire(knex, workers[0]!);
     }
     await waitFor(
       async () => {
-        // The retries of the killed worker's jobs wait out their backoff (30 s and more) at once, as time would.
-        if (orphaned.length > 0) {
-          await knex("pgboss.job")
-            .whereIn("id", orphaned)
-            .where({ state: "retry" })
-            .where("start_after", ">", knex.fn.now())
-            .update({ start_after: knex.fn.now() });
-        }
+        await expediteOrphans();
         return (await fetchedSince()) === SOURCES ? true : null;
       },
       ROUND_TIMEOUT_MS,
@@ -262,6 +266,7 @@ async function runScenario(topology: Topology): Promise<Outcome> {
   // Every event reaches its webhook (each took one or two attempts) and every member their digest.
   await waitFor(
     async () => {
+      await expediteOrphans();
       const row = await knex("webhook_deliveries").first(
         knex.raw("count(*) FILTER (WHERE status = 'delivered')::int AS delivered"),
       );
@@ -293,12 +298,30 @@ async function runScenario(topology: Topology): Promise<Outcome> {
   });
   await waitFor(
     async () => {
+      await expediteOrphans();
       const sent = await knex("digest_deliveries").where({ status: "sent" }).count({ n: "*" }).first();
       return Number(sent!.n) >= members.length ? true : null;
     },
     ROUND_TIMEOUT_MS,
     "every member's digest sent",
-  );
+  ).catch(async (error) => {
+    const deliveries = await knex("digest_deliveries")
+      .whereNot({ status: "sent" })
+      .select("digest_id", "user_id", "status", "send_attempts", "claimed_until", "last_event");
+    const digests = await knex("digests").select("id", "workspace_id", "period_type", "period_end", "scheduled_mark");
+    const jobs = await knex("pgboss.job")
+      .where("name", "like", "digest%")
+      .whereNot({ state: "completed" })
+      .select("name", "state", "start_after", "started_on", "retry_count", "output");
+    const diagnosis = {
+      deliveries,
+      digests,
+      jobs,
+      scheduler: await knex("scheduler_state").first(),
+      now: await databaseNow(),
+    };
+    throw new Error(`${(error as Error).message}\n${JSON.stringify(diagnosis)}`);
+  });
   // Let retries still in flight land before counting what arrived twice.
   await new Promise((resolve) => setTimeout(resolve, 3000));
 
@@ -350,6 +373,11 @@ async function killAndExpire(knex: Knex, worker: ServiceProcess): Promise<string
   const active = await knex("pgboss.job").where({ state: "active" }).pluck("id");
   await worker.stop("SIGKILL");
   await new Promise((resolve) => setTimeout(resolve, 3000));
+  // A digest mail the killed worker was sending keeps its claim (src/digests/send.ts) for twice the mail deadline;
+  // a live sender's claim lasts milliseconds, so one still held now is the dead worker's and lapses as time would.
+  await knex("digest_deliveries")
+    .where("claimed_until", ">", knex.fn.now())
+    .update({ claimed_until: knex.raw("now() - interval '1 second'") });
   return knex("pgboss.job")
     .whereIn("id", active)
     .where({ state: "active" })

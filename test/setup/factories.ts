@@ -585,3 +585,58 @@ export async function createCrmSync(
     .returning("id");
   return row;
 }
+
+/**
+ * A displacement target account, as `POST /displacement/accounts` stores it, with one signal and one teardown (the
+ * rule-based writer's `model: null`), so every table of the area holds a row of it.
+ */
+export async function createTargetAccount(
+  app: TestApp,
+  member: InWorkspace,
+  fields: { company_name?: string; competitorId?: string | null; stage?: string } = {},
+): Promise<{ id: string; signalId: string; teardownId: string }> {
+  const knex = knexOf(app);
+  const [account] = await knex("target_accounts")
+    .insert({
+      workspace_id: member.workspaceId,
+      company_name: fields.company_name ?? "Globex",
+      competitor_id: fields.competitorId ?? null,
+      stage: fields.stage ?? "identified",
+    })
+    .returning("id");
+  const [signal] = await knex("account_signals")
+    .insert({
+      workspace_id: member.workspaceId,
+      account_id: account.id,
+      kind: "renewal",
+      headline: "Renewal in March",
+      occurred_at: new Date(),
+    })
+    .returning("id");
+  const [teardown] = await knex("account_teardowns")
+    .insert({
+      workspace_id: member.workspaceId,
+      account_id: account.id,
+      version: 1,
+      content_md: `# Displacement teardown: ${fields.company_name ?? "Globex"}`,
+    })
+    .returning("id");
+  return { id: account.id, signalId: signal.id, teardownId: teardown.id };
+}
+
+/** A switcher story, as `POST /displacement/stories` stores it (`status` draft unless given). */
+export async function createSwitcherStory(
+  app: TestApp,
+  member: InWorkspace,
+  fields: { company_name?: string; accountId?: string | null; status?: string } = {},
+): Promise<{ id: string }> {
+  const [row] = await knexOf(app)("switcher_stories")
+    .insert({
+      workspace_id: member.workspaceId,
+      company_name: fields.company_name ?? "Globex",
+      account_id: fields.accountId ?? null,
+      status: fields.status ?? "draft",
+    })
+    .returning("id");
+  return row;
+}

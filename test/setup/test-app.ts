@@ -4,6 +4,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pino from "pino";
@@ -24,6 +26,8 @@ export interface TestApp {
   http: ContractClient;
   /** supertest without the contract check: only for routes outside the contract (the /docs static assets). */
   unchecked: supertest.Agent;
+  /** Where the app listens on 127.0.0.1, for clients other than supertest (the generated SDK). */
+  baseUrl: string;
   stop(): Promise<void>;
 }
 
@@ -63,7 +67,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     await service.scheduler.idle();
     await queueSettled(service.services.knex, QUEUES.digestGenerate, {}, 30_000);
   }
-  return testAppOf(service, config);
+  return await testAppOf(service, config);
 }
 
 /**
@@ -76,11 +80,18 @@ export async function startSecondApi(app: TestApp): Promise<TestApp> {
     listen: false,
     log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
   });
-  return testAppOf(service, config);
+  return await testAppOf(service, config);
 }
 
-function testAppOf(service: RunningService, config: Readonly<Config>): TestApp {
-  const agent = supertest.agent(service.app!);
+async function testAppOf(service: RunningService, config: Readonly<Config>): Promise<TestApp> {
+  // One server for the file, listening before the first request: given the bare app, supertest would listen on a new
+  // port and close it again around every request (about a millisecond each, thousands of times in the fuzz test).
+  const server = createServer(service.app!);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const agent = supertest.agent(server);
   const http: ContractClient = {
     get: (p) => agent.get(p).expect(matchesContract),
     post: (p) => agent.post(p).expect(matchesContract),
@@ -88,5 +99,11 @@ function testAppOf(service: RunningService, config: Readonly<Config>): TestApp {
     put: (p) => agent.put(p).expect(matchesContract),
     delete: (p) => agent.delete(p).expect(matchesContract),
   };
-  return { service, config, http, unchecked: supertest.agent(service.app!), stop: () => service.stop() };
+  const stop = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await service.stop();
+  };
+  const { port } = server.address() as AddressInfo;
+  return { service, config, http, unchecked: agent, baseUrl: `http://127.0.0.1:${port}`, stop };
 }

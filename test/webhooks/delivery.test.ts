@@ -334,19 +334,19 @@ describe("which events are delivered", () => {
   });
 });
 
-describe("the delivery job", () => {
-  /** A pending delivery held by a job id that no queued job has, so only this test's direct calls act on it. */
-  async function heldDelivery(setup: Setup): Promise<{ id: string; jobId: string }> {
-    const event = await newEvent(setup);
-    const jobId = randomUUID();
-    const row = await createWebhookDelivery(app, {
-      subscriptionId: setup.subscription.id,
-      eventId: event.id,
-      job_id: jobId,
-    });
-    return { id: row.id, jobId };
-  }
+/** A pending delivery held by a job id that no queued job has, so only this test's direct calls act on it. */
+async function heldDelivery(setup: Setup): Promise<{ id: string; jobId: string }> {
+  const event = await newEvent(setup);
+  const jobId = randomUUID();
+  const row = await createWebhookDelivery(app, {
+    subscriptionId: setup.subscription.id,
+    eventId: event.id,
+    job_id: jobId,
+  });
+  return { id: row.id, jobId };
+}
 
+describe("the delivery job", () => {
   it("does nothing when run by a job that does not hold the delivery (a stale or duplicate job)", async () => {
     const setup = await subscribed();
     const delivery = await heldDelivery(setup);
@@ -441,15 +441,10 @@ describe("batches", () => {
     const ok = await subscribed();
     const failing = await subscribed();
     receiver.script(failing.path, { status: 502 });
+    // As the batch handler names them: the delivery and the job that holds it.
     const delivery = async (setup: Setup) => {
-      const event = await newEvent(setup);
-      const jobId = randomUUID();
-      const row = await createWebhookDelivery(app, {
-        subscriptionId: setup.subscription.id,
-        eventId: event.id,
-        job_id: jobId,
-      });
-      return { deliveryId: row.id as string, jobId };
+      const { id, jobId } = await heldDelivery(setup);
+      return { deliveryId: id, jobId };
     };
     const delivered = [await delivery(ok), await delivery(ok)];
     const retried = await delivery(failing);

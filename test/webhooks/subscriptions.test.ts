@@ -2,16 +2,13 @@
  * `webhook-add` and `webhook-promote` (docs/operations.md#admin-cli): the vendor's manual onboarding of webhook
  * subscriptions.
  */
-import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_CLI_TIMEOUT_MS, runAdminCli, stderrLines } from "../setup/admin-cli.js";
 import { runAdminCommand } from "../../src/cli/admin.js";
 import type { WebhookSubscription } from "../../src/webhooks/subscriptions.js";
 import { createWorkspace } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
-
-const run = promisify(execFile);
 
 let app: TestApp;
 beforeAll(async () => {
@@ -151,28 +148,20 @@ describe("webhook-add", () => {
     expect(await app.service.services.knex("webhook_subscriptions").where({ workspace_id: id })).toEqual([]);
   });
 
-  it("exits non-zero with a one-line error when run as a command", async () => {
-    const owner = await createWorkspace(app, { plan: "free" });
-    const env = { ...process.env, DATABASE_URL: app.config.databaseUrl!, DATA_DIR: app.config.dataDir };
-    const argv = [
-      "tsx",
-      "src/cli/admin.ts",
-      "webhook-add",
-      owner.workspaceId,
-      "--url",
-      "https://h.example.com/",
-      "--environment",
-      "production",
-    ];
-    const failure = await run("npx", argv, { env }).catch((e) => e);
-    expect(failure.code).toBe(1);
-    expect(
-      failure.stderr
-        .trim()
-        .split("\n")
-        .filter((line: string) => !line.startsWith("npm warn")),
-    ).toEqual([`workspace ${owner.workspaceId} is on the free plan; webhooks need api_access (growth or enterprise)`]);
-  }, 120_000);
+  it(
+    "exits non-zero with a one-line error when run as a command",
+    async () => {
+      const owner = await createWorkspace(app, { plan: "free" });
+      const env = { DATABASE_URL: app.config.databaseUrl!, DATA_DIR: app.config.dataDir };
+      const argv = ["webhook-add", owner.workspaceId, "--url", "https://h.example.com/", "--environment", "production"];
+      const failure = await runAdminCli(argv, env).catch((e) => e);
+      expect(failure.code).toBe(1);
+      expect(stderrLines(failure)).toEqual([
+        `workspace ${owner.workspaceId} is on the free plan; webhooks need api_access (growth or enterprise)`,
+      ]);
+    },
+    ADMIN_CLI_TIMEOUT_MS,
+  );
 });
 
 describe("webhook-promote", () => {

@@ -1,0 +1,328 @@
+/**
+ * Partner provisioning, reach and alert subscription (docs/product-rules.md#partner-api, spec/partner.tsp).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EventFanOut } from "../../src/delivery/consumers.js";
+import { PARTNER_RULE_NAME } from "../../src/alert-rules/name.js";
+import { secretBoxOf } from "../../src/lib/secret-box.js";
+import { suppress } from "../../src/suppressions/service.js";
+import { FakeSlack } from "../fakes/slack.js";
+import {
+  addMember,
+  createCompetitor,
+  createEvent,
+  createSource,
+  createWorkspace,
+  type TestMember,
+} from "../setup/factories.js";
+import { startTestApp, type TestApp } from "../setup/test-app.js";
+import { waitFor } from "../setup/wait.js";
+
+let app: TestApp;
+let slack: FakeSlack;
+beforeAll(async () => {
+  [app, slack] = await Promise.all([startTestApp(), new FakeSlack().start()]);
+});
+afterAll(async () => {
+  await app?.stop();
+  await slack?.stop();
+});
+
+const knex = () => app.service.services.knex;
+const provision = (partner: TestMember, body: Record<string, unknown>) =>
+  app.http.post("/v1/workspaces").set("Authorization", partner.bearer).send(body);
+const read = (partner: TestMember, id: string) =>
+  app.http.get(`/v1/workspaces/${id}`).set("Authorization", partner.bearer);
+const subscribe = (partner: TestMember, id: string, body: Record<string, unknown>) =>
+  app.http
+    .post(`/v1/workspaces/${id}/alerts/subscribe`)
+    .set("Authorization", partner.bearer)
+    .send({ workspace_id: id, ...body });
+const partnerRules = (workspaceId: string) =>
+  knex()("alert_rules").where({ workspace_id: workspaceId, name: PARTNER_RULE_NAME });
+
+let partner: TestMember;
+let otherPartner: TestMember;
+let freeCaller: TestMember;
+beforeAll(async () => {
+  [partner, otherPartner, freeCaller] = await Promise.all([
+    createWorkspace(app, { plan: "growth", name: "Audit Partner" }),
+    createWorkspace(app, { plan: "enterprise", name: "Other Partner" }),
+    createWorkspace(app, { plan: "starter" }),
+  ]);
+});
+
+describe("POST /v1/workspaces", () => {
+  it("provisions a child workspace on the caller's plan with the default alert rule and no members", async () => {
+    const res = await provision(partner, {
+      company_name: "Globex",
+      customer_email: "cfo@globex.example",
+      industry: "Logistics",
+      website_url: "https://globex.example",
+      external_audit_id: "audit-123",
+    }).expect(201);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      company_name: "Globex",
+      customer_email: "cfo@globex.example",
+      industry: "Logistics",
+      website_url: "https://globex.example",
+      status: "active",
+      created_at: expect.any(String),
+    });
+    const row = await knex()("workspaces").where({ id: res.body.id }).first();
+    expect(row).toMatchObject({
+      name: "Globex",
+      plan: "growth",
+      parent_workspace_id: partner.workspaceId,
+      external_audit_id: "audit-123",
+    });
+    expect(await knex()("memberships").where({ workspace_id: res.body.id })).toEqual([]);
+    const rules = await knex()("alert_rules").where({ workspace_id: res.body.id });
+    expect(rules).toMatchObject([{ is_default: true, frequency: "daily" }]);
+  });
+
+  it("returns the same workspace, unchanged, for the same customer email in any case", async () => {
+    const first = await provision(partner, { company_name: "Initech", customer_email: "Bill@Initech.example" });
+    expect(first.status).toBe(201);
+    const again = await provision(partner, {
+      company_name: "Initech Renamed",
+      customer_email: "bill@INITECH.example",
+      industry: "Software",
+    }).expect(201);
+    expect(again.body).toEqual(first.body);
+    const count = await knex()("workspaces")
+      .where({ parent_workspace_id: partner.workspaceId })
+      .whereRaw("lower(customer_email) = 'bill@initech.example'")
+      .count<{ count: string }[]>("* as count");
+    expect(Number(count[0]!.count)).toBe(1);
+  });
+
+  it("creates one workspace for concurrent duplicate requests", async () => {
+    const body = { company_name: "Umbrella", customer_email: "ops@umbrella.example" };
+    const answers = await Promise.all(Array.from({ length: 8 }, () => provision(partner, body)));
+    expect(answers.map((r) => r.status)).toEqual(Array(8).fill(201));
+    expect(new Set(answers.map((r) => r.body.id)).size).toBe(1);
+    const rows = await knex()("workspaces").where({
+      parent_workspace_id: partner.workspaceId,
+      company_name: "Umbrella",
+    });
+    expect(rows).toHaveLength(1);
+    // One default rule, made by the one insert that won.
+    expect(await knex()("alert_rules").where({ workspace_id: rows[0].id })).toHaveLength(1);
+  });
+
+  it("keeps customers of different partners apart", async () => {
+    const body = { company_name: "Hooli", customer_email: "it@hooli.example" };
+    const mine = await provision(partner, body).expect(201);
+    const theirs = await provision(otherPartner, body).expect(201);
+    expect(theirs.body.id).not.toBe(mine.body.id);
+    expect((await knex()("workspaces").where({ id: theirs.body.id }).first()).plan).toBe("enterprise");
+  });
+
+  it("answers 403 to a workspace without api_access", async () => {
+    const res = await provision(freeCaller, { company_name: "Nope", customer_email: "a@b.example" }).expect(403);
+    expect(res.body.detail).toMatch(/API access/);
+  });
+
+  it("answers 422 for a missing company name, an invalid email or a non-http website", async () => {
+    const res = await provision(partner, { customer_email: "not-an-email", website_url: "ftp://x.example" }).expect(
+      422,
+    );
+    const locs = res.body.detail.map((d: { loc: string[] }) => d.loc.join("."));
+    expect(locs).toEqual(expect.arrayContaining(["body.company_name", "body.customer_email", "body.website_url"]));
+  });
+
+  it("answers 401 without a token", async () => {
+    await app.http.post("/v1/workspaces").send({ company_name: "X", customer_email: "x@y.example" }).expect(401);
+  });
+});
+
+describe("GET /v1/workspaces/{id}", () => {
+  it("reads the caller's own workspace and its children", async () => {
+    const own = await read(partner, partner.workspaceId).expect(200);
+    expect(own.body).toMatchObject({ id: partner.workspaceId, status: "active", customer_email: null });
+    const child = await provision(partner, { company_name: "Soylent", customer_email: "x@soylent.example" });
+    expect((await read(partner, child.body.id).expect(200)).body).toEqual(child.body);
+  });
+
+  it("answers 404 for another partner's child, another workspace and a missing id", async () => {
+    const theirs = await provision(otherPartner, { company_name: "Vandelay", customer_email: "art@vandelay.example" });
+    for (const id of [theirs.body.id, otherPartner.workspaceId, freeCaller.workspaceId, crypto.randomUUID()]) {
+      expect((await read(partner, id).expect(404)).body).toEqual({ detail: "Workspace not found" });
+    }
+  });
+
+  it("does not let a child's parent reach its grandchildren, nor a child reach its parent", async () => {
+    const child = await provision(partner, { company_name: "Child Co", customer_email: "c@child.example" });
+    // A member of the child (on the partner's plan) provisions its own customer.
+    const childMember = await addMember(app, child.body.id, { role: "owner" });
+    const grandchild = await provision(childMember, { company_name: "Grand", customer_email: "g@grand.example" });
+    expect(grandchild.status).toBe(201);
+    await read(partner, grandchild.body.id).expect(404);
+    await read(childMember, partner.workspaceId).expect(404);
+  });
+
+  it("answers 422 for an id that is not a UUID and 403 without api_access", async () => {
+    await read(partner, "not-a-uuid").expect(422);
+    await read(freeCaller, freeCaller.workspaceId).expect(403);
+  });
+});
+
+describe("POST /v1/workspaces/{id}/alerts/subscribe", () => {
+  let child: string;
+  beforeAll(async () => {
+    child = (await provision(partner, { company_name: "Alerted", customer_email: "a@alerted.example" })).body.id;
+  });
+
+  it("creates the partner rule, replaces it on every call and removes it without channels", async () => {
+    await subscribe(partner, child, { email: ["Ops@Alerted.example", "ops@alerted.example"] }).expect(200, {
+      ok: true,
+    });
+    let rules = await partnerRules(child);
+    expect(rules).toMatchObject([
+      {
+        frequency: "immediate",
+        severity_threshold: "low",
+        confidence_threshold: 0,
+        delivery_channels_json: ["email"],
+        email_recipients_json: ["ops@alerted.example"],
+        monitor_types_json: null,
+        competitor_id: null,
+        is_default: false,
+      },
+    ]);
+    const ruleId = rules[0].id;
+
+    // The same call again changes nothing; another call replaces the rule's settings, keeping one rule.
+    await subscribe(partner, child, { email: ["ops@alerted.example"] }).expect(200);
+    await subscribe(partner, child, {
+      email: ["cto@alerted.example"],
+      min_severity: "high",
+      monitor_types: ["social", "pricing", "social"],
+      slack_webhook_url: slack.webhookUrl,
+    }).expect(200);
+    rules = await partnerRules(child);
+    expect(rules).toMatchObject([
+      {
+        id: ruleId,
+        severity_threshold: "high",
+        delivery_channels_json: ["email", "slack"],
+        email_recipients_json: ["cto@alerted.example"],
+        monitor_types_json: ["pricing", "social"],
+      },
+    ]);
+    // The Slack URL is the workspace's connected webhook, stored sealed.
+    const { slack_webhook_url } = await knex()("workspaces").where({ id: child }).first("slack_webhook_url");
+    expect(slack_webhook_url).toMatch(/^sealed:v1:/);
+    expect(secretBoxOf(app.config).open(slack_webhook_url)).toBe(slack.webhookUrl);
+    // It shows among the workspace's alert rules under its reserved name (the default rule stays).
+    expect((await knex()("alert_rules").where({ workspace_id: child })).map((r) => r.name).sort()).toEqual(
+      [PARTNER_RULE_NAME, "Medium+ changes — every competitor"].sort(),
+    );
+
+    await subscribe(partner, child, { email: [], slack_webhook_url: null }).expect(200, { ok: true });
+    expect(await partnerRules(child)).toEqual([]);
+  });
+
+  it("keeps one rule under concurrent subscribes", async () => {
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) => subscribe(partner, child, { email: [`n${i}@alerted.example`] }).expect(200)),
+    );
+    expect(await partnerRules(child)).toHaveLength(1);
+  });
+
+  it("sends matching events to the subscribed addresses and Slack, filtered by monitor type and severity", async () => {
+    const target = (await provision(partner, { company_name: "Delivered", customer_email: "d@delivered.example" })).body
+      .id;
+    const acme = await createCompetitor(app, { workspaceId: target }, { name: "Acme" });
+    const social = await createSource(app, { workspaceId: target }, { competitorId: acme.id, source_type: "social" });
+    await suppress(knex(), target, "muted@delivered.example", "manual");
+    await subscribe(partner, target, {
+      email: ["Alerts@Delivered.example", "muted@delivered.example"],
+      slack_webhook_url: slack.webhookUrl,
+      monitor_types: ["social"],
+      min_severity: "medium",
+    }).expect(200);
+    const fanOut = new EventFanOut(app.service.services);
+
+    // A narrative change from a social source is seen through `social`; a pricing change is not.
+    const seen = await createEvent(
+      app,
+      { workspaceId: target },
+      {
+        competitorId: acme.id,
+        event_type: "narrative_change",
+        severity: "medium",
+        source_id: social.id,
+        title: "Acme teases a new plan on social",
+      },
+    );
+    const unseen = await createEvent(app, { workspaceId: target }, { competitorId: acme.id, severity: "critical" });
+    const tooLow = await createEvent(
+      app,
+      { workspaceId: target },
+      {
+        competitorId: acme.id,
+        event_type: "narrative_change",
+        severity: "low",
+        source_id: social.id,
+      },
+    );
+    for (const event of [seen, unseen, tooLow]) await fanOut.deliver(event.id);
+
+    const rows = await knex()("alert_deliveries")
+      .whereIn("event_id", [seen.id, unseen.id, tooLow.id])
+      .orderBy(["channel", "recipient"])
+      .select("event_id", "channel", "recipient", "status");
+    expect(rows.map(({ status, ...row }) => ({ ...row, done: status }))).toEqual([
+      { event_id: seen.id, channel: "email", recipient: "alerts@delivered.example", done: expect.any(String) },
+      { event_id: seen.id, channel: "email", recipient: "muted@delivered.example", done: "suppressed" },
+      { event_id: seen.id, channel: "slack", recipient: "slack", done: expect.any(String) },
+    ]);
+    const mail = await waitFor(() => knex()("email_outbox").where({ to_address: "alerts@delivered.example" }).first());
+    expect(mail.subject).toBe("[Medium] Acme teases a new plan on social");
+    expect(mail.text_body).toContain("this address is subscribed to the immediate alerts of Delivered");
+    const posted = await waitFor(async () =>
+      slack.requests.find((r) => JSON.stringify(r.body).includes("Acme teases a new plan on social")),
+    );
+    expect(posted.path).toBe(slack.hookPath);
+  });
+
+  it("answers 422 when the body names another workspace than the path, or a recipient is no address", async () => {
+    const res = await app.http
+      .post(`/v1/workspaces/${child}/alerts/subscribe`)
+      .set("Authorization", partner.bearer)
+      .send({ workspace_id: partner.workspaceId, email: ["ops@alerted.example"] })
+      .expect(422);
+    expect(res.body.detail).toEqual([
+      { loc: ["body", "workspace_id"], msg: "must equal the workspace_id of the path", type: "value_error" },
+    ]);
+    const bad = await subscribe(partner, child, { email: ["nope"], monitor_types: ["weather"] }).expect(422);
+    expect(bad.body.detail.map((d: { loc: unknown[] }) => d.loc.slice(0, 2).join("."))).toEqual(
+      expect.arrayContaining(["body.email", "body.monitor_types"]),
+    );
+    await subscribe(partner, child, { email: ["a@b.example"], monitor_types: [] }).expect(422);
+  });
+
+  it("answers 422 for a Slack URL that is not http(s)", async () => {
+    const res = await subscribe(partner, child, { slack_webhook_url: "ftp://hooks.slack.com/x" }).expect(422);
+    expect(res.body.detail[0].loc).toEqual(["body", "slack_webhook_url"]);
+  });
+
+  it("answers 403 when the child's plan has no immediate alerts", async () => {
+    const downgraded = (await provision(partner, { company_name: "Down", customer_email: "d@down.example" })).body.id;
+    await knex()("workspaces").where({ id: downgraded }).update({ plan: "starter" });
+    const res = await subscribe(partner, downgraded, { email: ["a@b.example"] }).expect(403);
+    expect(res.body.detail).toMatch(/immediate alerts/);
+    // Removing the rule needs no plan flag.
+    await subscribe(partner, downgraded, {}).expect(200);
+  });
+
+  it("answers 404 for a workspace the caller cannot reach and 403 without api_access", async () => {
+    const theirs = (await provision(otherPartner, { company_name: "T", customer_email: "t@t.example" })).body.id;
+    await subscribe(partner, theirs, { email: ["a@b.example"] }).expect(404);
+    await subscribe(freeCaller, freeCaller.workspaceId, { email: ["a@b.example"] }).expect(403);
+    expect(await partnerRules(theirs)).toEqual([]);
+  });
+});
