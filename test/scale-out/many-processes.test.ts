@@ -10,7 +10,8 @@
  * exactly one event. Events go to each workspace's webhook endpoint, which answers the first attempt of each event
  * with a 503 (half of all attempts fail). In that round one worker is killed with SIGKILL mid-run: its jobs are
  * expired (their start moved back past their expiry, as waiting would) and pg-boss's maintenance in the surviving
- * workers retries them (their backoff likewise cut short, and a digest mail's send claim lapsed). Nothing may be lost or made twice.
+ * workers retries them (their backoff likewise cut short, and the fetch claims and a digest mail's send claim it held
+ * lapsed). Nothing may be lost or made twice.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -371,8 +372,16 @@ async function runScenario(topology: Topology): Promise<Outcome> {
  */
 async function killAndExpire(knex: Knex, worker: ServiceProcess): Promise<string[]> {
   const active = await knex("pgboss.job").where({ state: "active" }).pluck("id");
+  const killedAt = (await knex.raw("SELECT now() AS now")).rows[0].now as Date;
   await worker.stop("SIGKILL");
   await new Promise((resolve) => setTimeout(resolve, 3000));
+  // A page the killed worker was fetching keeps its claim on the source (src/sources/fetch-queue.ts) for the job's
+  // expiry; a live fetch finishes in milliseconds, so a claim taken before the kill and still held now is the dead
+  // worker's and lapses as time would. Left held, each expedited retry of the job found the source busy, used up its
+  // retries within seconds, and the source waited for the scheduler past the round's deadline.
+  await knex("sources")
+    .where("fetch_started_at", "<", killedAt)
+    .update({ fetch_started_at: knex.raw("fetch_started_at - interval '1 day'") });
   // A digest mail the killed worker was sending keeps its claim (src/digests/send.ts) for twice the mail deadline;
   // a live sender's claim lasts milliseconds, so one still held now is the dead worker's and lapses as time would.
   await knex("digest_deliveries")
