@@ -1,0 +1,445 @@
+/**
+ * Price strings: "$49/mo", "€1.299,00 per year", "2 999,00 Kč", "CHF 1'049,95", "$0.0004 per request" → amount,
+ * currency and billing period. A misread price becomes a false "price cut", so the rule is: an exact amount or none.
+ *
+ * - Numbers are read in every grouping real pages use (comma, dot, space, no-break space, apostrophe) with a decimal
+ *   point or comma, and kept exact: as many decimals as the page shows (34.992001, 0.0004), no rounding.
+ * - A number whose reading depends on a locale it does not show is not read: "1.299" with one dot and three digits is
+ *   a thousand in Europe and 1.299 elsewhere (read as a thousand unless the integer part is 0 or the currency has three
+ *   decimals, the only places three decimals are usual), "1 2345", "1,2.3" and the like are no price at all.
+ * - A string with several amounts gives the one it states as the price: a converted amount in brackets, a "was"/"statt"
+ *   price before the current one and a "from" floor are understood; a range ("$10–$20") is ambiguous and gives none.
+ * - Currencies: ISO 4217 codes on either side (the code list is the `currency-codes` package's), symbols and the local
+ *   abbreviations shop and SaaS pages write (Kč, zł, руб, lei, Rp, Ft, Fr., US$, R$, kr…).
+ */
+import * as currencyCodes from "currency-codes";
+import type { BillingPeriod } from "../types.js";
+import { collapse } from "./html.js";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Currencies
+
+/**
+ * Written forms → ISO code (null: a currency, but which one the form does not say: "kr" is SEK, NOK, DKK or ISK).
+ * Matched case-sensitively, except the forms in CASELESS.
+ */
+const CURRENCY_FORMS: [string, string | null][] = [
+  ["US$", "USD"],
+  ["USD$", "USD"],
+  ["AU$", "AUD"],
+  ["A$", "AUD"],
+  ["CA$", "CAD"],
+  ["CAN$", "CAD"],
+  ["C$", "CAD"],
+  ["NZ$", "NZD"],
+  ["MX$", "MXN"],
+  ["HK$", "HKD"],
+  ["NT$", "TWD"],
+  ["S$", "SGD"],
+  ["R$", "BRL"],
+  ["$", "USD"],
+  ["€", "EUR"],
+  ["£", "GBP"],
+  ["₤", "GBP"],
+  ["¥", "JPY"],
+  ["円", "JPY"],
+  ["元", "CNY"],
+  ["₹", "INR"],
+  ["Rs.", "INR"],
+  ["Rs", "INR"],
+  ["₩", "KRW"],
+  ["원", "KRW"],
+  ["₺", "TRY"],
+  ["TL", "TRY"],
+  ["₪", "ILS"],
+  ["₱", "PHP"],
+  ["₫", "VND"],
+  ["₴", "UAH"],
+  ["грн", "UAH"],
+  ["₽", "RUB"],
+  ["руб.", "RUB"],
+  ["руб", "RUB"],
+  ["р.", "RUB"],
+  // Cyrillic Er, as shops write the rouble sign where the font lacks ₽.
+  ["Р", "RUB"],
+  ["р", "RUB"],
+  ["₸", "KZT"],
+  ["₦", "NGN"],
+  ["฿", "THB"],
+  ["zł", "PLN"],
+  ["zl", "PLN"],
+  ["Kč", "CZK"],
+  ["Ft", "HUF"],
+  ["lei", "RON"],
+  ["Lei", "RON"],
+  ["LEI", "RON"],
+  ["Rp", "IDR"],
+  ["RM", "MYR"],
+  ["лв", "BGN"],
+  ["SFr.", "CHF"],
+  ["Fr.", "CHF"],
+  ["KD", "KWD"],
+  ["рублей", "RUB"],
+  ["рубля", "RUB"],
+  ["euro", "EUR"],
+  ["euros", "EUR"],
+  ["Euro", "EUR"],
+  ["Zł", "PLN"],
+  ["đ", "VND"],
+  ["Lek", "ALL"],
+  ["kn", "HRK"],
+  ["ден", "MKD"],
+  ["ლ", "GEL"],
+  ["BZ$", "BZD"],
+  ["RD$", "DOP"],
+  ["J$", "JMD"],
+  ["TT$", "TTD"],
+  ["GH₵", "GHS"],
+  ["S/.", "PEN"],
+  ["B/.", "PAB"],
+  ["KSh", "KES"],
+  ["TSh", "TZS"],
+  ["USh", "UGX"],
+  ["Fdj", "DJF"],
+  ["FBu", "BIF"],
+  ["E£", "EGP"],
+  ["جنيه", "EGP"],
+  ["บาท", "THB"],
+  ["yen", "JPY"],
+  ["Dinara", "RSD"],
+  // Currencies whose form names several: the amount is read, the currency stays unknown.
+  ["CFA", null],
+  ["FCFA", null],
+  ["Br", null],
+  ["ƒ", null],
+  ["تومان", null],
+  ["ریال", null],
+  ["ريال", null],
+  ["درهم", null],
+  ["kr.", null],
+  ["kr", null],
+  ["Kr", null],
+];
+/** Forms that pages also write in lower or mixed case ("140,00 pln", "49 eur"). */
+const CASELESS = ["USD", "EUR", "GBP", "CHF", "PLN", "CZK", "SEK", "NOK", "DKK", "CAD", "AUD", "RUB", "HUF", "RON"];
+/** ISO codes that are also English words: read as a currency only in upper case and never alone before a number. */
+const WORD_CODES = new Set(["ALL", "TOP", "CUP", "SOS", "PEN", "BOB", "MOP", "MAD", "GEL", "CAD"]);
+
+const ISO_CODES: string[] = currencyCodes.codes();
+const ISO_SET = new Set(ISO_CODES);
+const FORM_CODES = new Map(CURRENCY_FORMS);
+/** @deprecated use currencyCode(); kept while the structured-data readers move (issue 15). */
+export const SYMBOL_CODES = FORM_CODES;
+/** The currencies with three decimals (KWD, BHD, OMR…), where "423.923" is a price, not a thousand. */
+const THREE_DECIMALS = new Set(ISO_CODES.filter((code) => currencyCodes.code(code)?.digits === 3));
+
+const escapeRe = (s: string): string => s.replace(/[$()*+.?[\\\]^{|}]/g, "\\$&");
+/** Letter-only forms must stand alone ("kr" not in "kroner", "Rs" not in "Rss"); symbols need no boundary. */
+const formPattern = (form: string): string =>
+  /^\p{L}/u.test(form) ? `(?<!\\p{L})${escapeRe(form)}${/\p{L}$/u.test(form) ? "(?!\\p{L})" : ""}` : escapeRe(form);
+const ALL_FORMS = [
+  ...CURRENCY_FORMS.map(([form]) => form),
+  ...ISO_CODES,
+  ...CASELESS.map((code) => code.toLowerCase()),
+  ...CASELESS.map((code) => code[0] + code.slice(1).toLowerCase()),
+]
+  .filter((form, i, all) => all.indexOf(form) === i)
+  // Longest first, so "US$" is not read as "$" and "руб." not as "руб".
+  .sort((a, b) => b.length - a.length);
+const CURRENCY_SOURCE = `(?:${ALL_FORMS.map(formPattern).join("|")})`;
+/** A currency right before a number: "$49", "US$:12.99", "EUR 49". */
+const CURRENCY_BEFORE = new RegExp(`(${CURRENCY_SOURCE})\\s?:?\\s?$`, "u");
+/** A currency right after a number: "49 €", "2 999,00 Kč", "3 100р.". */
+const CURRENCY_AFTER = new RegExp(`^\\s?(${CURRENCY_SOURCE})`, "u");
+
+/** The ISO code of a written currency ("€" → EUR, "pln" → PLN), null when unknown or when the form does not say. */
+export function currencyCode(form: string | null | undefined): string | null {
+  if (!form) return null;
+  const text = form.trim();
+  if (FORM_CODES.has(text)) return FORM_CODES.get(text)!;
+  const upper = text.toUpperCase();
+  if (ISO_SET.has(text) || (CASELESS.includes(upper) && ISO_SET.has(upper))) return upper;
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Numbers
+
+/**
+ * A run of digits and separators. A space or apostrophe groups only when exactly three digits follow ("2 999,00",
+ * "1'049"), so "$49 100 users" stays 49; a dot or comma may be either.
+ */
+const NUMBER_RE = /(?<![\d.,])\d+(?:(?:[.,]|[ '’ʼ](?=\d{3}(?!\d))|[.,] (?=\d{2}(?![\d.,])))\d+)*/g;
+
+/** What a number token reads as: an exact decimal ("1299.00", "0.0004"), or why it cannot be read. */
+type NumberReading = { decimal: string } | { ambiguous: string } | { invalid: true };
+
+/**
+ * Reads one number token. `currency` (an ISO code, when known) only decides "423.923 KD" (three decimals).
+ * Decimal: the last dot or comma when the other one groups, or when it is the only one and not followed by exactly
+ * three digits. Every other separator groups, and groups are three digits (or the Indian 2-2-3 with rupees).
+ */
+export function readNumber(raw: string, currency: string | null = null): NumberReading {
+  // "$119. 95", "118, 99 TL": a decimal mark with a stray space (amountsIn accepts it only where the price ends).
+  const token = raw.replace(/([.,]) (?=\d{2}$)/, "$1");
+  const separators = [...token.matchAll(/[^\d]/g)].map((m) => ({ char: m[0], index: m.index! }));
+  if (separators.length === 0) return { decimal: stripZeros(token) };
+  const pointLike = separators.filter((s) => s.char === "." || s.char === ",");
+  const kinds = new Set(pointLike.map((s) => s.char));
+  let decimalAt: number | null = null;
+  const last = pointLike[pointLike.length - 1];
+  if (kinds.size === 2) {
+    // "1.299,00", "123,456.789": the last one is the decimal mark, once, and the other groups.
+    if (pointLike.filter((s) => s.char === last!.char).length !== 1) return { invalid: true };
+    decimalAt = last!.index;
+  } else if (kinds.size === 1 && pointLike.length === 1) {
+    const digitsAfter = token.length - last!.index - 1;
+    const integer = token.slice(0, last!.index).replace(/[^\d]/g, "");
+    const spaced = separators.length > 1; // grouped by spaces or apostrophes too: "2 999,00"
+    if (digitsAfter !== 3) decimalAt = last!.index;
+    else if (spaced) return { ambiguous: `"${token}" could be read with three decimals or as grouped thousands` };
+    else if (/^0+$/.test(integer) || (currency !== null && THREE_DECIMALS.has(currency))) decimalAt = last!.index;
+    else if (integer.length > 3) decimalAt = last!.index; // "1234.567" groups nothing: three decimals
+    // Otherwise a thousands separator: "1,299", "1.299 €", "$844,900".
+  }
+  // Several of one kind ("1.144.000", "8.000.000"): all grouping.
+  const integerPart = decimalAt === null ? token : token.slice(0, decimalAt);
+  const fraction = decimalAt === null ? "" : token.slice(decimalAt + 1);
+  if (/[^\d]/.test(fraction)) return { invalid: true };
+  const groups = integerPart.split(/[^\d]/);
+  if (groups.length > 1 && !validGroups(groups, currency)) return { invalid: true };
+  const integer = groups.join("");
+  return { decimal: stripZeros(fraction ? `${integer}.${fraction}` : integer) };
+}
+
+/** Thousands groups of three after a first group of one to three digits, or lakh groups (1,00,000) for rupees. */
+function validGroups(groups: string[], currency: string | null): boolean {
+  const [first, ...rest] = groups;
+  if (!first || first.length > 3) return false;
+  if (rest.every((group) => group.length === 3)) return true;
+  const indian = currency === "INR" && rest.length >= 2 && rest.at(-1)!.length === 3;
+  return indian && first.length <= 2 && rest.slice(0, -1).every((group) => group.length === 2);
+}
+
+function stripZeros(decimal: string): string {
+  const [integer, fraction] = decimal.split(".");
+  const whole = integer!.replace(/^0+(?=\d)/, "");
+  return fraction === undefined ? whole : `${whole}.${fraction}`;
+}
+
+/** Beyond 15 significant digits a JSON number cannot keep the amount exactly, so there is none. */
+function exactNumber(decimal: string): number | null {
+  if (decimal.replace(".", "").replace(/^0+/, "").replace(/0+$/, "").length > 15) return null;
+  const value = Number(decimal);
+  return Number.isFinite(value) ? value : null;
+}
+
+/** Parses 1,299.00 / 1.299,00 / 1'299 / 2 999,00 into an exact amount in major units; null when not one number. */
+export function parseAmount(raw: string, currency: string | null = null): number | null {
+  const text = collapse(raw);
+  if (!/^\d(?:[\d.,'’ʼ ]*\d)?$/.test(text)) return null;
+  const reading = readNumber(text, currency);
+  return "decimal" in reading ? exactNumber(reading.decimal) : null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Periods
+
+const MONTH_RE =
+  /\/\s*(?:[a-z]+\s*\/\s*)?(?:mo|mon|mth|month|monat|mois|mes|mese|maand|mån|mies|měs)\b|\bper\s+(?:[a-z-]+\s+){0,3}?(?:mo|month)\b|\ba\s+month\b|\bmonthly\b|\bmonth\b|\bmo\.|\b(?:pro|im)\s+monat\b|\bmonatlich\b|\bpar\s+mois\b|\bal\s+mes\b|\bal\s+mese\b|\bper\s+maand\b|\bmiesięcznie\b/i;
+const YEAR_RE =
+  /\/\s*(?:[a-z]+\s*\/\s*)?(?:yr|year|annum|jahr|an|año|anno|jaar|år|rok)\b|\bper\s+(?:[a-z-]+\s+){0,3}?(?:yr|year|annum)\b|\ba\s+year\b|\b(?:annually|yearly|annual)\b|\byear\b|\b(?:pro|im)\s+jahr\b|\bjährlich\b|\bpar\s+an\b|\bal\s+año\b|\ball'anno\b|\bper\s+jaar\b|\brocznie\b/i;
+const ONE_TIME_RE = /\bone[-\s]?time\b|\bpay\s+once\b|\bonce\b|\blifetime\b|\bone[-\s]?off\b|\beinmalig\b/i;
+
+/** The billing period stated right after a price: the earliest of month / year / one-time wording wins. */
+export function detectPeriod(after: string): BillingPeriod | null {
+  let best: { period: BillingPeriod; index: number } | null = null;
+  for (const [period, re] of [
+    ["month", MONTH_RE],
+    ["year", YEAR_RE],
+    ["one_time", ONE_TIME_RE],
+  ] as const) {
+    const m = re.exec(after);
+    if (m && (!best || m.index < best.index)) best = { period, index: m.index };
+  }
+  return best?.period ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Prices in text
+
+/** "$40M Series B", "$2.5bn valuation", "$10k": amounts with a magnitude are money, not a price. */
+const MAGNITUDE_AFTER = /^\s?(?:[kKmMbB]|bn|mn|million|billion|thousand|mio|mrd)(?![\p{L}\p{N}])/u;
+/** Between two amounts, a range: "$10 – $20", "10 to 20 €", "49 bis 99 €". */
+const RANGE_BETWEEN = /^\s*(?:[-–—~]|to|bis|à|au|hasta|a|do|tot|until)\s*$/i;
+/** Before an amount, the list price beside a promotion: "Was $120", "statt 249 €", "Regular price $99". */
+const LIST_PRICE_BEFORE =
+  /\b(?:was|statt|instead\s+of|regular(?:ly)?(?:\s+price)?|reg\.|orig(?:inal(?:ly)?|\.)?|list\s+price|before|avant|antes|prima)\s*:?\s*$/i;
+
+interface Amount {
+  /** Where the amount (with its currency) starts and ends in the text. */
+  start: number;
+  end: number;
+  reading: NumberReading;
+  currency: string | null;
+  /** A currency was written next to the number (null code: a currency, but not which). */
+  hasCurrency: boolean;
+}
+
+/** What may follow where a price ends: nothing, or punctuation ("/mo", "*", ")"). */
+const ENDS_HERE = /^\s*(?:$|[^\p{L}\p{N}\s])/u;
+
+const MAX_AMOUNTS = 64;
+
+/** Every number in `text` with the currency written next to it, if any. */
+function amountsIn(text: string): Amount[] {
+  const out: Amount[] = [];
+  for (const m of text.matchAll(NUMBER_RE)) {
+    // A price is stated among the first numbers of its text; a page-long run of numbers is not read to its end.
+    if (out.length === MAX_AMOUNTS) break;
+    let token = m[0];
+    const at = m.index!;
+    let after = text.slice(at + token.length, at + token.length + 16);
+    const currencyBefore = CURRENCY_BEFORE.exec(text.slice(Math.max(0, at - 12), at));
+    // A code that is also a word ("ALL 3 plans") counts only after the number.
+    const beforeForm = currencyBefore && !WORD_CODES.has(currencyBefore[1]!) ? currencyBefore : null;
+    let currencyAfter = CURRENCY_AFTER.exec(after);
+    // No price has forty digits and separators; a run that long is not read (nor split up: it is no price).
+    let ambiguous: string | null = token.length > 40 ? "a number too long to be a price" : null;
+    // Grouping spaces are trusted only where the number plainly ends ("120 000 000", "9 800 Kč", "1 139,00").
+    // After a currency, "$49 100 users" is 49 for 100 users; without one, "6 300 X" is not read either way.
+    if (/\d [\d]{3}/.test(token) && !currencyAfter && !/[.,]\d+$/.test(token) && !ENDS_HERE.test(after)) {
+      if (beforeForm) {
+        token = token.slice(0, token.indexOf(" "));
+        after = text.slice(at + token.length, at + token.length + 16);
+        currencyAfter = CURRENCY_AFTER.exec(after);
+      } else ambiguous = `"${token}" may be one number or two`;
+    }
+    // "1 2345 €": a digit group right before that does not group with this one; which number is meant is unclear.
+    if (!beforeForm && /\d[ '’ʼ]$/.test(text.slice(0, at)))
+      ambiguous = `"${text.slice(Math.max(0, at - 4), at)}${token}" is not one number`;
+    // "$119. 95" is a price only where it ends: "Plans 10, 20 and 30" is not 10.20.
+    if (/[.,] \d{2}$/.test(token) && !currencyAfter && !ENDS_HERE.test(after)) ambiguous = `"${token}" is a list`;
+    if (MAGNITUDE_AFTER.test(after)) continue;
+    let end = at + token.length;
+    if (!beforeForm && currencyAfter) {
+      end += currencyAfter[0].length;
+      // "35€ 99", "1250€ 60": the cents after the sign.
+      const cents = /^\s?(\d{2})(?![\d.,])/.exec(text.slice(end));
+      if (cents && !/[.,]/.test(token) && ENDS_HERE.test(text.slice(end + cents[0].length))) {
+        token = `${token}.${cents[1]}`;
+        end += cents[0].length;
+      }
+    }
+    // "$49+": a threshold ("orders over"), or a floor with no price stated.
+    if (/^\+/.test(text.slice(end))) ambiguous = `"${text.slice(at, end + 1)}" is a threshold`;
+    const form = beforeForm?.[1] ?? currencyAfter?.[1] ?? null;
+    const currency = currencyCode(form);
+    out.push({
+      start: beforeForm ? at - beforeForm[0].length : at,
+      end,
+      reading: ambiguous ? { ambiguous } : readNumber(token, currency),
+      currency,
+      hasCurrency: form !== null,
+    });
+  }
+  return out;
+}
+
+export interface ParsedPrice {
+  /** Exact, in major units (49.99, 0.0004); null for "Contact sales". */
+  amount: number | null;
+  currency: string | null;
+  period: BillingPeriod | null;
+  isFree: boolean;
+}
+
+const FREE_RE =
+  /^(?:(?:it'?s\s+|100%\s+)?free(?:\s+(?:forever|plan|for ever|for life|to start|to use))?|forever free|always free|no cost|gratis|kostenlos|gratuit)[.!]?$/i;
+const CONTACT_RE =
+  /\b(?:contact\s+(?:us|sales|our\s+sales\s+team|our\s+team)|talk\s+to\s+(?:us|sales|an?\s+expert)|let'?s\s+talk|get\s+(?:a\s+)?(?:quote|in\s+touch)|request\s+(?:a\s+)?(?:quote|pricing|demo)|custom(?:\s+(?:pricing|quote|plan|price))?|book\s+a\s+(?:demo|call)|price\s+on\s+request)\b/i;
+
+/**
+ * The price `text` states, or null when it states none or states it ambiguously. "Free" → amount 0; "Contact sales"
+ * / "Custom" → amount null. `bareNumber` also accepts a number without currency when it is nearly all the text says
+ * (an element classed as a price: `<span class="amount">49</span>`).
+ */
+export function parsePrice(text: string, options: { bareNumber?: boolean } = {}): ParsedPrice | null {
+  const source = collapse(text);
+  if (!source) return null;
+  // Most of a page has no digit: skip the number reading for it.
+  const amounts = /\d/.test(source) ? amountsIn(source) : [];
+  const priced = statedPrice(source, amounts);
+  if (priced === "ambiguous") return null;
+  if (priced) return priceAt(source, priced, amounts);
+  // A bare number counts only when it is nearly all the element says ("49", "49 / mo"), not "Up to 5 users".
+  if (options.bareNumber && source.length <= 24 && amounts.length === 1 && plainNumber(source, amounts[0]!)) {
+    return priceAt(source, amounts[0]!, amounts);
+  }
+  if (source.length <= 40 && FREE_RE.test(source)) return { amount: 0, currency: null, period: null, isFree: true };
+  if (source.length <= 40 && CONTACT_RE.test(source))
+    return { amount: null, currency: null, period: null, isFree: false };
+  return null;
+}
+
+const MONTH_NAME_RE =
+  /\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b/i;
+
+/**
+ * A number without currency is a price only when nothing but a period or punctuation follows it ("49", "49 / mo",
+ * "49 per month"), not a unit ("16.00 ft", "5 users", "20%") or a date ("July, 2004").
+ */
+function plainNumber(text: string, amount: Amount): boolean {
+  const after = text.slice(amount.end).trim();
+  if (/^%/.test(after) || MONTH_NAME_RE.test(text)) return false;
+  return (
+    after === "" ||
+    /^[^\p{L}\p{N}%]/u.test(after) ||
+    (detectPeriod(after) !== null && /^(?:per|a|monthly|annually|yearly|pro|par|al)\b/i.test(after))
+  );
+}
+
+/**
+ * Of the amounts in a text, the one it states as the price: the first with a currency, except that an amount in
+ * brackets beside one outside is a conversion ("AED 8000 (USD 2179)"), and a former price is the list price ("Was
+ * $124.95 Now $99": a promotion is not a change of the plan's price). "ambiguous" when that amount is one end of a
+ * range ("$10 – $20", "From 26 to 50 €").
+ */
+function statedPrice(text: string, all: Amount[]): Amount | "ambiguous" | null {
+  const priced = all.filter((a) => a.hasCurrency);
+  if (priced.length === 0) return null;
+  const outside = priced.filter((a) => !insideBrackets(text, a.start));
+  const listed = outside.find((a) => LIST_PRICE_BEFORE.test(text.slice(Math.max(0, a.start - 24), a.start)));
+  const chosen = listed ?? outside[0] ?? priced[0]!;
+  const i = all.indexOf(chosen);
+  const previous = all[i - 1];
+  const next = all[i + 1];
+  if (previous && RANGE_BETWEEN.test(text.slice(previous.end, chosen.start))) return "ambiguous";
+  if (next && RANGE_BETWEEN.test(text.slice(chosen.end, next.start))) return "ambiguous";
+  return chosen;
+}
+
+/** Within 80 characters after an unclosed "(" or "[" (bounded: a page-long text is not scanned per amount). */
+function insideBrackets(text: string, index: number): boolean {
+  const window = text.slice(Math.max(0, index - 80), index);
+  return (
+    Math.max(window.lastIndexOf("("), window.lastIndexOf("[")) >
+    Math.max(window.lastIndexOf(")"), window.lastIndexOf("]"))
+  );
+}
+
+function priceAt(text: string, amount: Amount, all: Amount[]): ParsedPrice | null {
+  if (!("decimal" in amount.reading)) return null;
+  const value = exactNumber(amount.reading.decimal);
+  if (value === null) return null;
+  // The period is in the words after the price, up to the next amount.
+  const next = all.find((a) => a.start >= amount.end);
+  const after = text.slice(amount.end, next ? next.start : undefined).slice(0, 60);
+  return { amount: value, currency: amount.currency, period: detectPeriod(after), isFree: value === 0 };
+}
+
+/** Where the first currency amount starts in `text`, or null. */
+export function firstPriceIndex(text: string): number | null {
+  if (!/\d/.test(text)) return null;
+  return amountsIn(text).find((a) => a.hasCurrency)?.start ?? null;
+}
