@@ -5,6 +5,8 @@
  */
 import { ImmediateAlertChannel } from "../alerts/consumer.js";
 import { CrmChannel } from "../crm/consumer.js";
+import { EventSummaryRewrite } from "../events/summaries.js";
+import { QUEUES } from "../jobs/queues.js";
 import { WebhookChannel } from "../webhooks/consumer.js";
 import { limitsOf } from "../workspaces/plans.js";
 import type { JobFailure } from "../jobs/boss.js";
@@ -41,6 +43,15 @@ export class EventFanOut {
         this.deps.knex,
         jobs.map((job) => job.eventId),
       );
+      // The LLM's rewrite of each summary, beside delivery (which sends the detection's text: it does not wait on a
+      // model). A retried batch queues it again; the rewrite applies once (src/events/summaries.ts).
+      if (EventSummaryRewrite.wanted(this.deps.config)) {
+        await this.deps.jobs.sendMany(
+          QUEUES.eventSummary,
+          [...events.keys()].map((eventId) => ({ data: { event_id: eventId } })),
+          this.deps.knex,
+        );
+      }
     } catch (error) {
       if (jobs.length === 1) return [{ jobId: jobs[0]!.jobId, error }];
       // One job at a time, so that what failed the batch (a malformed id, a lost connection) fails only its own job.

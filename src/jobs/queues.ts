@@ -74,6 +74,16 @@ export const QUEUES = {
     work: { workers: 2, batchSize: 100, pollingIntervalSeconds: 0.5 },
   }),
   /**
+   * The LLM's rewrite of one new event's summary (src/events/summaries.ts), queued by the `event-created` fan-out when
+   * an LLM is configured. The LLM client retries within the job; a failed rewrite keeps the detection's text, so a
+   * retry here is for the database. The expiry sits above the client's 90 s in all.
+   */
+  eventSummary: queue<{ event_id: string }>({
+    name: "event-summary",
+    options: { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 180, deadLetter: DEAD_LETTER_QUEUE },
+    work: { workers: 2, batchSize: 1, pollingIntervalSeconds: 1 },
+  }),
+  /**
    * One Slack message of an immediate alert (src/alerts/slack.ts). 429, 5xx and network failures retry with
    * backoff; each job's first delay is WEBHOOK_RETRY_BASE_SECONDS (set by the sender), so 8 retries span hours. The
    * expiry sits above the HTTP client's 60 s whole-exchange deadline, so a slow attempt is never run twice at once.

@@ -9,6 +9,7 @@ import { deliveryJobs } from "../delivery/jobs.js";
 import { detectionJobs } from "../detection/jobs.js";
 import { digestJobs } from "../digests/jobs.js";
 import { emailJobs } from "../email/jobs.js";
+import { eventJobs } from "../events/jobs.js";
 import { firehoseJobs } from "../firehose/jobs.js";
 import { supportJobs } from "../support/jobs.js";
 import { webhookJobs } from "../webhooks/jobs.js";
@@ -20,6 +21,7 @@ import type { AreaJobs, BatchJobHandler, JobDeps } from "./types.js";
 const AREAS: AreaJobs[] = [
   detectionJobs,
   deliveryJobs,
+  eventJobs,
   alertJobs,
   webhookJobs,
   crmJobs,
