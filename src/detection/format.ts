@@ -9,16 +9,24 @@ const CURRENCY_SYMBOLS: Record<string, string> = { USD: "$", EUR: "€", GBP: "�
 
 const NUMBER_WHOLE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 const NUMBER_CENTS = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/** Sub-cent unit prices ("$0.0004 per request") keep every digit the page showed. */
+const NUMBER_FINE = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 9 });
 
-/** Rounds to cents, so float noise (59 − 49.99) never reaches a title. */
+/**
+ * Rounds away float noise (59 − 49.99) at a billionth, so it never reaches a title or a comparison, while sub-cent
+ * prices keep their digits: $0.0004 and $0.0005 per request are different prices.
+ */
 export function roundMoney(amount: number): number {
-  return Math.round(amount * 100) / 100;
+  return Math.round(amount * 1e9) / 1e9;
 }
 
-/** `$49`, `€49.50`, `£1,200`, `CHF 49`, or a bare number when the currency is unknown. */
+/** `$49`, `€49.50`, `£1,200`, `CHF 49`, `$0.0004`, or a bare number when the currency is unknown. */
 export function formatAmount(amount: number, currency: string | null): string {
   const rounded = roundMoney(amount);
-  const digits = Number.isInteger(rounded) ? NUMBER_WHOLE.format(rounded) : NUMBER_CENTS.format(rounded);
+  const subCent = Math.round(rounded * 100) / 100 !== rounded;
+  const digits = Number.isInteger(rounded)
+    ? NUMBER_WHOLE.format(rounded)
+    : (subCent ? NUMBER_FINE : NUMBER_CENTS).format(rounded);
   const code = currency?.toUpperCase() ?? null;
   if (code === null) return digits;
   const symbol = CURRENCY_SYMBOLS[code];

@@ -149,6 +149,18 @@ describe("classify: pricing", () => {
     expect(grade(49.99, 54.99).title).toBe("Acme raised Pro from $49.99 to $54.99/month");
   });
 
+  it("keeps sub-cent unit prices exact: $0.0004 → $0.0005 is a 25 % rise, not the same price", () => {
+    const rise = only(
+      classify(priceChange({ amount: 0.0004, period: null }, { amount: 0.0005, period: null }), PRICING),
+    );
+    expect(rise).toMatchObject({
+      severity: "high",
+      title: "Acme raised Pro from $0.0004 to $0.0005",
+      summary: "Acme's Pro plan now costs $0.0005, up from $0.0004 (+25%).",
+    });
+    expect(classify(priceChange({ amount: 0.0004 }, { amount: 0.0004 }), PRICING)).toEqual([]);
+  });
+
   it("reports a price cut as medium from 20 % down, else low", () => {
     const small = only(classify(priceChange({ amount: 59 }, { amount: 49 }), PRICING));
     expect(small).toMatchObject({
