@@ -4,7 +4,7 @@
  * storage format: bump EXTRACTOR_VERSION when an extraction changes meaning.
  */
 
-export const EXTRACTOR_VERSION = 2;
+export const EXTRACTOR_VERSION = 3;
 
 import type { EventType, Severity } from "../http/schemas.js";
 
@@ -25,7 +25,10 @@ export interface PricingPlan {
   period: BillingPeriod | null;
   /** Free plan (amount 0 or labelled free). */
   is_free: boolean;
-  /** Where it came from; decides confidence: JSON-LD > plan card > loose price token. */
+  /**
+   * Where it came from; decides confidence: structured data > plan card > loose price token. "jsonld" means
+   * structured data: JSON-LD, microdata or product price meta tags (src/detection/extract/offers.ts).
+   */
   origin: "jsonld" | "card" | "token";
   /** Up to 20 feature lines of the plan card, masked and trimmed. */
   features: string[];

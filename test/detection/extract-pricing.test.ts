@@ -191,7 +191,7 @@ describe("pricing plans from JSON-LD", () => {
     ]);
   });
 
-  it("reads an AggregateOffer without nested offers and follows @id references", () => {
+  it("reads an AggregateOffer range as no amount and follows @id references", () => {
     const { pricing } = html(`
       <script type="application/ld+json">[
         {"@context":"https://schema.org","@type":"SoftwareApplication","name":"Acme CLI",
@@ -201,7 +201,8 @@ describe("pricing plans from JSON-LD", () => {
          "priceSpecification":{"@type":"UnitPriceSpecification","price":49,"priceCurrency":"USD","unitText":"MONTH"}}
       ]</script>`);
     expect(summary(pricing)).toEqual([
-      { name: "Acme CLI", amount: 19, currency: "GBP", period: null, is_free: false, origin: "jsonld" },
+      // lowPrice 19 / highPrice 99 is a range: which one a plan costs is not said, so no amount (issue 15).
+      { name: "Acme CLI", amount: null, currency: null, period: null, is_free: false, origin: "jsonld" },
       { name: "Cloud", amount: 49, currency: "USD", period: "month", is_free: false, origin: "jsonld" },
     ]);
   });

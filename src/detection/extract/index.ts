@@ -21,9 +21,10 @@ import {
 } from "./html.js";
 import { extractItems } from "./items.js";
 import { extractJobs } from "./jobs.js";
-import { readJsonLd, type JsonLd } from "./jsonld.js";
+import type { JsonLd } from "./jsonld.js";
 import { maskVolatile } from "./mask.js";
 import { extractNarrative, readHead, type HeadFields } from "./narrative.js";
+import { readStructuredData } from "./offers.js";
 import { extractPricing } from "./pricing.js";
 import { isBotChallenge, readChallengeMarkup, type ChallengeMarkup } from "./signals.js";
 import { ElementIndex } from "./tree.js";
@@ -75,8 +76,9 @@ function textOf(lines: string[]): string {
 
 function extractHtml(body: string, options: ExtractOptions): Extraction {
   const $ = loadHtml(body);
-  // Read before anything is removed: JSON-LD lives in scripts, challenge markup in scripts, iframes and forms.
-  const ld = safely<JsonLd>(() => readJsonLd($), { nodes: [], byId: new Map() });
+  // Read before anything is removed: JSON-LD lives in scripts, microdata in <meta>/<link> the boilerplate pass drops,
+  // challenge markup in scripts, iframes and forms.
+  const ld = safely<JsonLd>(() => readStructuredData($), { nodes: [], byId: new Map() });
   const head = safely<HeadFields>(() => readHead($), { title: null, meta_description: null });
   const markup = safely<ChallengeMarkup>(() => readChallengeMarkup($), {
     title: "",

@@ -1,6 +1,7 @@
 /**
- * Open jobs. JSON-LD JobPosting when the page publishes it (the structured data Google for Jobs reads, so it is
- * usually complete); otherwise the visible job list: Lever-style `.posting`, Greenhouse-style `.opening`, elements
+ * Open jobs. A structured-data JobPosting (JSON-LD or microdata, read into the same nodes: offers.ts's
+ * readStructuredData) when the page publishes one (the structured data Google for Jobs reads, so it is usually
+ * complete); otherwise the visible job list: Lever-style `.posting`, Greenhouse-style `.opening`, elements
  * classed job/position/opening/role/career, list items under an "Open positions" heading, and links to applicant
  * tracking systems. Both sources are never mixed: their keys differ, so mixing would count every job twice.
  */
@@ -17,7 +18,7 @@ import {
   type AnyNode,
   type Element,
 } from "./html.js";
-import { asArray, hasType, isObject, resolveRef, textOf, type JsonLd, type JsonObject } from "./jsonld.js";
+import { asArray, hasType, isObject, prop, resolveRef, textOf, type JsonLd, type JsonObject } from "./jsonld.js";
 import { ElementIndex } from "./tree.js";
 
 function jobKey(id: string | null, url: string | null, title: string, location: string | null): string {
@@ -32,7 +33,11 @@ function addressText(ld: JsonLd, value: unknown): string | null {
   if (typeof address === "string") return collapse(address) || null;
   if (!isObject(address)) return null;
   const parts: string[] = [];
-  for (const field of [address.addressLocality, address.addressRegion, address.addressCountry]) {
+  for (const field of [
+    prop(address, "addressLocality"),
+    prop(address, "addressRegion"),
+    prop(address, "addressCountry"),
+  ]) {
     const text = textOf(field);
     if (text && !parts.includes(text)) parts.push(text);
   }
@@ -41,19 +46,23 @@ function addressText(ld: JsonLd, value: unknown): string | null {
 
 function locationOf(ld: JsonLd, posting: JsonObject): string | null {
   const locations: string[] = [];
-  for (const raw of asArray(posting.jobLocation)) {
+  for (const raw of asArray(prop(posting, "jobLocation"))) {
     const place = resolveRef(ld, raw);
-    const text = isObject(place) ? (addressText(ld, place.address) ?? textOf(place.name)) : addressText(ld, place);
+    const text = isObject(place)
+      ? (addressText(ld, prop(place, "address")) ?? textOf(prop(place, "name")))
+      : addressText(ld, place);
     if (text && !locations.includes(text)) locations.push(text);
   }
-  const remote = asArray(posting.jobLocationType).some((type) => typeof type === "string" && /telecommute/i.test(type));
+  const remote = asArray(prop(posting, "jobLocationType")).some(
+    (type) => typeof type === "string" && /telecommute/i.test(type),
+  );
   if (remote && !locations.includes("Remote")) locations.push("Remote");
   return locations.length > 0 ? locations.join(" / ") : null;
 }
 
 /** occupationalCategory (a name or "15-1252.00 Software Developers" O*NET code) or the non-standard department. */
 function departmentOf(posting: JsonObject): string | null {
-  const category = textOf(posting.occupationalCategory) ?? textOf(posting.department);
+  const category = textOf(prop(posting, "occupationalCategory")) ?? textOf(prop(posting, "department"));
   if (!category) return null;
   return collapse(category.replace(/^\d{2}-\d{4}(?:\.\d{2})?\s*/, "")) || category;
 }
@@ -62,7 +71,7 @@ function identifierOf(value: unknown): string | null {
   for (const item of asArray(value)) {
     if (typeof item === "string" || typeof item === "number") return collapse(String(item)) || null;
     if (isObject(item)) {
-      const text = textOf(item.value ?? item["@id"]);
+      const text = textOf(prop(item, "value") ?? prop(item, "@id"));
       if (text) return text;
     }
   }
@@ -73,12 +82,12 @@ export function jobsFromJsonLd(ld: JsonLd, baseUrl: string): JobPosting[] {
   const jobs: JobPosting[] = [];
   for (const node of ld.nodes) {
     if (!hasType(node, "JobPosting")) continue;
-    const title = textOf(node.title) ?? textOf(node.name);
+    const title = textOf(prop(node, "title")) ?? textOf(prop(node, "name"));
     if (!title) continue;
-    const url = absoluteUrl(textOf(node.url), baseUrl);
+    const url = absoluteUrl(textOf(prop(node, "url")), baseUrl);
     const location = locationOf(ld, node);
     jobs.push({
-      key: jobKey(identifierOf(node.identifier), url, title, location),
+      key: jobKey(identifierOf(prop(node, "identifier")), url, title, location),
       title,
       location,
       department: departmentOf(node),

@@ -1,7 +1,11 @@
 /**
  * JSON-LD (`<script type="application/ld+json">`) as published in the wild: single objects, arrays, `@graph`,
- * nodes referenced by `@id`, types with or without a schema.org prefix, and blocks that are not quite JSON
- * (HTML comments, CDATA wrappers, raw newlines inside strings, trailing commas). Invalid blocks are skipped.
+ * nodes referenced by `@id`, types with or without a schema.org prefix, keys and types in any case (`Offers`,
+ * `PriceCurrency`, `"@type": "product"`), and blocks that are not quite JSON (HTML comments, CDATA wrappers, raw
+ * newlines inside strings, trailing commas). Invalid blocks are skipped.
+ *
+ * The same node list also carries the page's microdata items, converted to the same shape (microdata.ts, read by
+ * offers.ts's readStructuredData): readers of `nodes` see schema.org data whatever syntax the page used.
  */
 import type { CheerioAPI } from "cheerio";
 import { collapse, textContent } from "./html.js";
@@ -12,6 +16,11 @@ export interface JsonLd {
   /** Every typed object, in document order (pre-order, so a Product precedes its nested Offers). */
   nodes: JsonObject[];
   byId: Map<string, JsonObject>;
+  /**
+   * Product price meta tags (OpenGraph `og:price:*`, `product:price:*`, `product:sale_price:*`) with `og:title` and
+   * the page title, as [name, content] pairs in document order; absent when not read (offers.ts's readProductMeta).
+   */
+  meta?: [string, string][];
 }
 
 const MAX_NODES = 5000;
@@ -25,15 +34,44 @@ export function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/** Types without their vocabulary prefix: "http://schema.org/Product" and "schema:Product" → "Product". */
-export function typesOf(node: JsonObject): string[] {
-  return asArray(node["@type"])
-    .filter((t): t is string => typeof t === "string")
-    .map((t) => t.replace(/^.*[/#:]/, ""));
+/** Above this many keys an object's lowercase key map is built once rather than scanned per lookup. */
+const SCAN_KEYS = 16;
+const lowerKeys = new WeakMap<JsonObject, Map<string, string>>();
+
+/**
+ * A property whatever the case its publisher wrote the key in (`offers`, `Offers`, `OFFERS`): JSON-LD keys are
+ * case-sensitive, but sites hand-write them, and a capitalised key means the same to every reader that matters.
+ */
+export function prop(node: JsonObject, key: string): unknown {
+  const exact = node[key];
+  if (exact !== undefined) return exact;
+  const lower = key.toLowerCase();
+  const keys = Object.keys(node);
+  if (keys.length <= SCAN_KEYS) {
+    for (const k of keys) if (k.toLowerCase() === lower) return node[k];
+    return undefined;
+  }
+  let map = lowerKeys.get(node);
+  if (!map) {
+    map = new Map();
+    for (const k of keys) if (!map.has(k.toLowerCase())) map.set(k.toLowerCase(), k);
+    lowerKeys.set(node, map);
+  }
+  const found = map.get(lower);
+  return found === undefined ? undefined : node[found];
 }
 
+/** Types without their vocabulary prefix: "http://schema.org/Product" and "schema:Product" → "Product". */
+export function typesOf(node: JsonObject): string[] {
+  return asArray(prop(node, "@type"))
+    .filter((t): t is string => typeof t === "string")
+    .map((t) => t.trim().replace(/^.*[/#:]/, ""));
+}
+
+/** Whether the node has one of `types`, compared without case ("product" is a Product: published that way). */
 export function hasType(node: JsonObject, ...types: string[]): boolean {
-  return typesOf(node).some((t) => types.includes(t));
+  const wanted = types.map((t) => t.toLowerCase());
+  return typesOf(node).some((t) => wanted.includes(t.toLowerCase()));
 }
 
 /** A string property: strings and numbers as text, `{ "@value": … }` and `{ name }` objects unwrapped. */
@@ -70,37 +108,51 @@ function parseLenient(raw: string): unknown {
   }
 }
 
+/**
+ * Adds the typed objects of one document (a parsed JSON-LD block, or a microdata item in the same shape) to `ld`,
+ * pre-order, and indexes those with an `@id`. Iterative: a deeply nested document cannot overflow the stack. Parsed
+ * JSON is a tree, but microdata items can be shared (itemref puts one item into many): `visited`, when given, makes
+ * each object count once however many documents hold it.
+ */
+export function addDocument(ld: JsonLd, document: unknown, visited?: Set<object>): void {
+  const { nodes, byId } = ld;
+  const stack: unknown[] = [document];
+  while (stack.length > 0 && nodes.length < MAX_NODES) {
+    const value = stack.pop();
+    if (visited && typeof value === "object" && value !== null) {
+      if (visited.has(value)) continue;
+      visited.add(value);
+    }
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i -= 1) stack.push(value[i]);
+      continue;
+    }
+    if (!isObject(value)) continue;
+    const typed = prop(value, "@type") !== undefined;
+    if (typed) nodes.push(value);
+    const id = prop(value, "@id");
+    if (typeof id === "string" && (typed || Object.keys(value).length > 1)) {
+      if (!byId.has(id)) byId.set(id, value);
+    }
+    const children = Object.entries(value).filter(([key]) => key !== "@context");
+    for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i]![1]);
+  }
+}
+
 export function readJsonLd($: CheerioAPI): JsonLd {
-  const nodes: JsonObject[] = [];
-  const byId = new Map<string, JsonObject>();
+  const ld: JsonLd = { nodes: [], byId: new Map() };
   $("script").each((_, el) => {
     const type = (el.attribs.type ?? "").toLowerCase().split(";")[0]!.trim();
     if (type !== "application/ld+json") return;
-    const parsed = parseLenient(textContent(el));
-    const stack: unknown[] = [parsed];
-    while (stack.length > 0 && nodes.length < MAX_NODES) {
-      const value = stack.pop();
-      if (Array.isArray(value)) {
-        for (let i = value.length - 1; i >= 0; i -= 1) stack.push(value[i]);
-        continue;
-      }
-      if (!isObject(value)) continue;
-      if (value["@type"] !== undefined) nodes.push(value);
-      const id = value["@id"];
-      if (typeof id === "string" && (value["@type"] !== undefined || Object.keys(value).length > 1)) {
-        if (!byId.has(id)) byId.set(id, value);
-      }
-      const children = Object.entries(value).filter(([key]) => key !== "@context");
-      for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i]![1]);
-    }
+    addDocument(ld, parseLenient(textContent(el)));
   });
-  return { nodes, byId };
+  return ld;
 }
 
 /** Follows an `{ "@id": … }` reference to the full node when the document defines it. */
 export function resolveRef(ld: JsonLd, value: unknown): unknown {
-  if (isObject(value) && typeof value["@id"] === "string" && value["@type"] === undefined) {
-    return ld.byId.get(value["@id"]) ?? value;
-  }
+  if (!isObject(value)) return value;
+  const id = prop(value, "@id");
+  if (typeof id === "string" && prop(value, "@type") === undefined) return ld.byId.get(id) ?? value;
   return value;
 }

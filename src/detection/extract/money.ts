@@ -128,8 +128,6 @@ const WORD_CODES = new Set(["ALL", "TOP", "CUP", "SOS", "PEN", "BOB", "MOP", "MA
 const ISO_CODES: string[] = currencyCodes.codes();
 const ISO_SET = new Set(ISO_CODES);
 const FORM_CODES = new Map(CURRENCY_FORMS);
-/** @deprecated use currencyCode(); kept while the structured-data readers move (issue 15). */
-export const SYMBOL_CODES = FORM_CODES;
 /** The currencies with three decimals (KWD, BHD, OMR…), where "423.923" is a price, not a thousand. */
 const THREE_DECIMALS = new Set(ISO_CODES.filter((code) => currencyCodes.code(code)?.digits === 3));
 

@@ -1,9 +1,10 @@
 /**
- * Pricing plans, from the most to the least reliable source (PricingPlan.origin): JSON-LD offers, then plan cards
- * (repeated containers with a plan name and a price), then, only when neither found anything, loose price tokens
- * under a heading. Plans are keyed by their lowercased name; on a clash JSON-LD wins over a card over a token.
+ * Pricing plans, from the most to the least reliable source (PricingPlan.origin): structured-data offers (JSON-LD,
+ * microdata, product meta tags: offers.ts), then plan cards (repeated containers with a plan name and a price), then,
+ * only when neither found anything, loose price tokens under a heading. Plans are keyed by their lowercased name; on
+ * a clash structured data wins over a card over a token.
  */
-import type { BillingPeriod, PricingPlan } from "../types.js";
+import type { PricingPlan } from "../types.js";
 import {
   blockText,
   classAndId,
@@ -17,9 +18,10 @@ import {
   type Element,
 } from "./html.js";
 import { ElementIndex } from "./tree.js";
-import { asArray, hasType, isObject, resolveRef, textOf, type JsonLd, type JsonObject } from "./jsonld.js";
+import type { JsonLd } from "./jsonld.js";
 import { maskVolatile } from "./mask.js";
-import { firstPriceIndex, parseAmount, parsePrice, SYMBOL_CODES, type ParsedPrice } from "./money.js";
+import { firstPriceIndex, parsePrice, type ParsedPrice } from "./money.js";
+import { pricingFromStructuredData } from "./offers.js";
 
 export function planKey(name: string): string {
   return collapse(name).toLowerCase();
@@ -37,146 +39,6 @@ function makePlan(name: string, price: ParsedPrice, origin: PricingPlan["origin"
     origin,
     features,
   };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// JSON-LD offers
-
-const PRODUCT_TYPES = ["Product", "SoftwareApplication", "WebApplication", "MobileApplication", "Service", "WebAPI"];
-
-const UNIT_PERIODS: Record<string, BillingPeriod> = {
-  MON: "month",
-  MONTH: "month",
-  MONTHS: "month",
-  MONTHLY: "month",
-  ANN: "year",
-  YR: "year",
-  YEAR: "year",
-  YEARS: "year",
-  YEARLY: "year",
-  ANNUAL: "year",
-  ANNUALLY: "year",
-};
-
-function periodFromUnit(value: unknown): BillingPeriod | null {
-  const text = textOf(value);
-  if (!text) return null;
-  const word = text
-    .toUpperCase()
-    .replace(/^(?:PER|A|EACH)\s+/, "")
-    .trim();
-  return UNIT_PERIODS[word] ?? null;
-}
-
-/** billingDuration as "P1M" / "P1Y" / "P12M", a number with a unitCode, or a QuantitativeValue. */
-function periodFromDuration(value: unknown, unitCode: unknown): BillingPeriod | null {
-  if (isObject(value)) {
-    const count = Number(value.value ?? 1);
-    const period = periodFromUnit(value.unitCode) ?? periodFromUnit(value.unitText);
-    if (period === "month" && count === 12) return "year";
-    return count === 1 || !Number.isFinite(count) ? period : null;
-  }
-  if (typeof value === "number") return value === 1 ? periodFromUnit(unitCode) : null;
-  if (typeof value === "string") {
-    const iso = /^P(\d+)([MY])$/i.exec(value.trim());
-    if (iso) {
-      const count = Number(iso[1]);
-      if (iso[2]!.toUpperCase() === "Y") return count === 1 ? "year" : null;
-      return count === 1 ? "month" : count === 12 ? "year" : null;
-    }
-    return periodFromUnit(value);
-  }
-  return null;
-}
-
-function periodOf(spec: JsonObject): BillingPeriod | null {
-  const reference = isObject(spec.referenceQuantity) ? spec.referenceQuantity : null;
-  return (
-    periodFromDuration(spec.billingDuration, spec.unitCode) ??
-    (reference ? periodFromDuration(reference, null) : null) ??
-    periodFromUnit(spec.unitCode) ??
-    periodFromUnit(spec.unitText)
-  );
-}
-
-function amountOf(value: unknown): number | null {
-  if (typeof value === "number") return Number.isFinite(value) ? Math.round(value * 100) / 100 : null;
-  if (typeof value === "string") {
-    const text = collapse(value);
-    if (/^free$/i.test(text)) return 0;
-    const digits = /\d[\d.,\u00a0'’]*/.exec(text);
-    return digits ? parseAmount(digits[0].replace(/[.,]$/, "")) : null;
-  }
-  return null;
-}
-
-function currencyCode(value: unknown): string | null {
-  const text = textOf(value);
-  if (!text) return null;
-  if (/^[A-Za-z]{3}$/.test(text)) return text.toUpperCase();
-  return SYMBOL_CODES.get(text) ?? null;
-}
-
-function planFromOffer(ld: JsonLd, offer: JsonObject, productName: string | null): PricingPlan | null {
-  const specs = asArray(offer.priceSpecification)
-    .map((s) => resolveRef(ld, s))
-    .filter(isObject);
-  const priced = specs.filter((s) => s.price !== undefined || s.minPrice !== undefined);
-  const spec = priced.find((s) => periodOf(s) !== null) ?? priced[0] ?? null;
-  const itemOffered = resolveRef(ld, asArray(offer.itemOffered)[0]);
-  const name =
-    textOf(offer.name) ??
-    (isObject(itemOffered) ? textOf(itemOffered.name) : null) ??
-    textOf(spec?.name) ??
-    productName;
-  if (!name) return null;
-  const raw = offer.price ?? spec?.price ?? offer.lowPrice ?? spec?.minPrice;
-  const amount = amountOf(raw);
-  const price: ParsedPrice = {
-    amount,
-    currency: currencyCode(offer.priceCurrency ?? spec?.priceCurrency),
-    period: (spec ? periodOf(spec) : null) ?? periodOf(offer),
-    isFree: amount === 0,
-  };
-  return makePlan(name, price, "jsonld", []);
-}
-
-/** Offers of a product: `offers` (Offer, AggregateOffer with nested offers, arrays) and `hasOfferCatalog`. */
-function offersOf(ld: JsonLd, product: JsonObject): JsonObject[] {
-  const out: JsonObject[] = [];
-  const stack: unknown[] = [...asArray(product.offers), ...asArray(product.hasOfferCatalog)].reverse();
-  let guard = 0;
-  while (stack.length > 0 && guard++ < 1000) {
-    const value = resolveRef(ld, stack.pop());
-    if (!isObject(value)) continue;
-    const nested = [...asArray(value.offers), ...asArray(value.itemListElement)];
-    if (hasType(value, "OfferCatalog") || (hasType(value, "AggregateOffer") && nested.length > 0)) {
-      stack.push(...nested.reverse());
-      continue;
-    }
-    if (hasType(value, "ListItem") && value.item !== undefined) {
-      stack.push(value.item);
-      continue;
-    }
-    out.push(value);
-  }
-  return out;
-}
-
-export function pricingFromJsonLd(ld: JsonLd): PricingPlan[] {
-  const plans: PricingPlan[] = [];
-  const seenOffers = new Set<JsonObject>();
-  for (const node of ld.nodes) {
-    if (!hasType(node, ...PRODUCT_TYPES)) continue;
-    const productName = textOf(node.name);
-    for (const offer of offersOf(ld, node)) {
-      if (seenOffers.has(offer)) continue;
-      seenOffers.add(offer);
-      const plan = planFromOffer(ld, offer, productName);
-      if (plan) plans.push(plan);
-    }
-  }
-  return plans;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -462,7 +324,8 @@ export function extractPricing(
   safely: <T>(fn: () => T, fallback: T) => T = (fn) => fn(),
   index = new ElementIndex(root),
 ): PricingPlan[] {
-  const fromJsonLd = safely(() => pricingFromJsonLd(ld), []);
+  // JSON-LD, microdata and product meta tags (offers.ts): `ld` is readStructuredData's result.
+  const fromJsonLd = safely(() => pricingFromStructuredData(ld), []);
   const fromCards = safely(() => pricingFromCards(root, index), []);
   const plans = new Map<string, PricingPlan>();
   for (const plan of fromJsonLd) if (!plans.has(plan.key)) plans.set(plan.key, plan);
