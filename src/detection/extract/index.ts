@@ -9,7 +9,6 @@ import type { Extraction, Narrative } from "../types.js";
 import { EXTRACTOR_VERSION } from "../types.js";
 import { extractFeed, looksLikeFeed } from "./feed.js";
 import {
-  blockLines,
   bodyOf,
   collapse,
   loadHtml,
@@ -22,6 +21,7 @@ import {
 import { extractItems } from "./items.js";
 import { extractJobs } from "./jobs.js";
 import type { JsonLd } from "./jsonld.js";
+import { mainTextLines } from "./main-text.js";
 import { maskVolatile } from "./mask.js";
 import { extractNarrative, readHead, type HeadFields } from "./narrative.js";
 import { readStructuredData } from "./offers.js";
@@ -101,7 +101,7 @@ function extractHtml(body: string, options: ExtractOptions): Extraction {
   const found = safely(() => extractItems(bodyNode, options.url, index), { items: [], blocks: [] as Element[] });
   return {
     version: EXTRACTOR_VERSION,
-    text: safely(() => textOf(blockLines(mainNode)), ""),
+    text: safely(() => textOf(mainTextLines($, mainNode, ld)), ""),
     pricing: safely(() => extractPricing(bodyNode, ld, found.blocks, safely, index), []),
     jobs: safely(() => extractJobs(bodyNode, ld, options.url, index), []),
     items: found.items,
