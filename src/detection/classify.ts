@@ -62,10 +62,19 @@ function weakerOrigin(a: PricingPlan["origin"], b: PricingPlan["origin"]): Prici
   return PLAN_CONFIDENCE[a] <= PLAN_CONFIDENCE[b] ? a : b;
 }
 
-/** "Pro plan", but "Pro Plan" stays as it is rather than becoming "Pro Plan plan". */
-function planLabel(name: string): string {
+/**
+ * How a record is named in a sentence: "Pro plan" ("Pro Plan" stays as it is rather than becoming "Pro Plan plan"),
+ * "SSO add-on", "Bandwidth usage price".
+ */
+function planLabel(plan: Pick<PricingPlan, "name" | "kind">): string {
+  const { name } = plan;
+  if (plan.kind === "addon") return /\badd-?on$/i.test(name) ? name : `${name} add-on`;
+  if (plan.kind === "usage") return `${name} usage price`;
   return /\bplan$/i.test(name) ? name : `${name} plan`;
 }
+
+/** An add-on's or usage meter's change weighs a step less than a plan's (docs/product-rules.md#classification). */
+const STEP_DOWN: Record<Severity, Severity> = { critical: "high", high: "medium", medium: "low", low: "low" };
 
 /** The state compared by flap damping: the compared fields only, features in canonical set order. */
 function planState(plan: PricingPlan | null): string {
@@ -78,6 +87,9 @@ function planState(plan: PricingPlan | null): string {
     period: plan.period,
     is_free: plan.is_free,
     features: [...plan.features].map(canonicalText).sort(),
+    // Only when they say something: a plain plan's state reads as it did before they existed.
+    ...(plan.kind && plan.kind !== "plan" ? { kind: plan.kind } : {}),
+    ...(plan.promo_amount != null ? { promo_amount: plan.promo_amount } : {}),
   });
 }
 
@@ -101,7 +113,7 @@ interface PricingJudgement {
 }
 
 function judgeAddedPlan(company: string, plan: PricingPlan): PricingJudgement {
-  const label = planLabel(plan.name);
+  const label = planLabel(plan);
   const price = formatPlanPrice(plan);
   const listed = plan.features.length > 0 ? `, listing ${plan.features.length} features` : "";
   return {
@@ -121,7 +133,7 @@ function judgeAddedPlan(company: string, plan: PricingPlan): PricingJudgement {
 }
 
 function judgeRemovedPlan(company: string, plan: PricingPlan): PricingJudgement {
-  const label = planLabel(plan.name);
+  const label = planLabel(plan);
   if (plan.is_free) {
     return {
       // docs/product-rules.md#classification: a removed free tier is high.
@@ -158,13 +170,67 @@ function upperCurrency(plan: PricingPlan): string | null {
  * features) and reporting the first change found; null when nothing a reader would recognise changed.
  */
 function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
-  return judgeFreeTierChange(company, b, a) ?? judgePriceChange(company, b, a) ?? judgeFeatureChange(company, b, a);
+  return (
+    judgeFreeTierChange(company, b, a) ??
+    judgePromotionChange(company, b, a) ??
+    judgePriceChange(company, b, a) ??
+    judgeFeatureChange(company, b, a)
+  );
+}
+
+/** The list price is shown: no promotion, or a promotional price beside a different list price. */
+function listShown(plan: PricingPlan): boolean {
+  return plan.promo_amount == null || plan.promo_amount !== plan.amount;
+}
+
+/**
+ * Decides whether a promotion started, changed or ended (docs/product-rules.md#classification: low, and not a
+ * price change); null when it did not, or when the list price moved too (that is told as the price change it is).
+ */
+function judgePromotionChange(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
+  const before = b.promo_amount ?? null;
+  const after = a.promo_amount ?? null;
+  if (before === after) return null;
+  if (listShown(b) && listShown(a) && b.amount !== null && a.amount !== null) {
+    if (roundMoney(b.amount) !== roundMoney(a.amount)) return null;
+  }
+  const name = a.name;
+  const label = planLabel(a);
+  const currency = upperCurrency(a) ?? upperCurrency(b);
+  const suffix = periodSuffix(a.period ?? b.period);
+  const money = (amount: number) => `${formatAmount(amount, currency)}${suffix}`;
+  if (before === null) {
+    const list = listShown(a) && a.amount !== null ? ` (list price ${money(a.amount)})` : "";
+    return {
+      severity: "low",
+      title: `${company} started a promotion on ${name}: ${money(after!)}`,
+      summary: `${company}'s ${label} is on promotion at ${money(after!)}${list}.`,
+      impact: `${company} is discounting ${name} for now: prospects may quote the promotional price; ask when it ends and price against the list price.`,
+      tag: "promotion-started",
+    };
+  }
+  if (after === null) {
+    return {
+      severity: "low",
+      title: `${company} ended its promotion on ${name}`,
+      summary: `${company}'s ${label} is back to ${formatPlanPrice(a)}; the promotion at ${money(before)} is over.`,
+      impact: `Prospects who saw ${company}'s promotional price on ${name} now face ${formatPlanPrice(a)}: a moment to compare your price with theirs.`,
+      tag: "promotion-ended",
+    };
+  }
+  return {
+    severity: "low",
+    title: `${company} changed its promotion on ${name} from ${money(before)} to ${money(after)}`,
+    summary: `${company}'s ${label} is now on promotion at ${money(after)}, where it was ${money(before)}.`,
+    impact: `${company} adjusted its discount on ${name}: prospects may quote the new promotional price of ${money(after)}.`,
+    tag: "promotion-changed",
+  };
 }
 
 /** Decides whether the plan stopped or started being free; null when `is_free` is the same in both fetches. */
 function judgeFreeTierChange(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
   const name = a.name;
-  const label = planLabel(name);
+  const label = planLabel(a);
   if (b.is_free && !a.is_free) {
     const now = formatPlanPrice(a);
     return {
@@ -206,7 +272,7 @@ function judgePriceChange(company: string, b: PricingPlan, a: PricingPlan): Pric
 /** Decides whether the price was hidden ("contact sales") or published; null when it is shown in both or neither. */
 function judgePriceVisibilityChange(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
   const name = a.name;
-  const label = planLabel(name);
+  const label = planLabel(a);
   if (b.amount !== null && a.amount === null) {
     const was = formatPlanPrice(b);
     return {
@@ -234,7 +300,7 @@ function judgePriceVisibilityChange(company: string, b: PricingPlan, a: PricingP
 /** Decides whether a priced plan switched billing period or currency; null when both are the same or unknown. */
 function judgeBillingTermsChange(company: string, b: PricedPlan, a: PricedPlan): PricingJudgement | null {
   const name = a.name;
-  const label = planLabel(name);
+  const label = planLabel(a);
   const bCurrency = upperCurrency(b);
   const aCurrency = upperCurrency(a);
   const currencyChanged = bCurrency !== null && aCurrency !== null && bCurrency !== aCurrency;
@@ -262,7 +328,7 @@ function judgeBillingTermsChange(company: string, b: PricedPlan, a: PricedPlan):
 function judgeAmountChange(company: string, b: PricedPlan, a: PricedPlan): PricingJudgement | null {
   if (roundMoney(a.amount) === roundMoney(b.amount)) return null;
   const name = a.name;
-  const label = planLabel(name);
+  const label = planLabel(a);
   // Either side's currency may be unknown; show both amounts in the one that is known.
   const currency = upperCurrency(a) ?? upperCurrency(b);
   const suffix = periodSuffix(a.period ?? b.period);
@@ -297,7 +363,7 @@ function judgeAmountChange(company: string, b: PricedPlan, a: PricedPlan): Prici
 function judgeFeatureChange(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
   const features = featureDelta(b, a);
   if (features.added.length > 0 || features.removed.length > 0) {
-    const label = planLabel(a.name);
+    const label = planLabel(a);
     return {
       severity: "low",
       title: `${company} changed what the ${label} includes`,
@@ -322,7 +388,7 @@ function featureSentence(features: { added: string[]; removed: string[] }): stri
 
 function pricingEvidence(change: RecordChange<PricingPlan>, context: ClassifyContext): EvidenceDraft[] {
   const plan = (change.after ?? change.before)!;
-  const label = planLabel(plan.name);
+  const label = planLabel(plan);
   if (change.kind === "added") {
     const features = plan.features.length > 0 ? ` · Features: ${plan.features.join("; ")}` : "";
     return [
@@ -390,16 +456,22 @@ function pricingEvent(change: RecordChange<PricingPlan>, context: ClassifyContex
     reasons.push(`Confidence ${confidence} is below ${INFERRED_BELOW}: marked inferred.`);
   if (judgement.inference) reasons.push(`${capitalise(judgement.inference)}: marked inferred.`);
   const plan = (change.after ?? change.before)!;
+  const kind = plan.kind ?? "plan";
   return {
     event_type: "pricing_change",
-    severity: judgement.severity,
+    severity: kind === "plan" ? judgement.severity : STEP_DOWN[judgement.severity],
     title: judgement.title,
     summary: `${judgement.summary}${featuresAlongside(change, judgement)}`,
     impact_summary: judgement.impact,
     confidence_score: confidence,
     confidence_reasoning: reasons.join(" "),
     is_inferred: confidence < INFERRED_BELOW || judgement.inference !== undefined,
-    tags: ["pricing", judgement.tag, slug(plan.key)].filter(Boolean),
+    tags: [
+      "pricing",
+      judgement.tag,
+      ...(kind === "plan" ? [] : [kind === "addon" ? "add-on" : "usage"]),
+      slug(plan.key),
+    ].filter(Boolean),
     evidence: pricingEvidence(change, context),
     subject: `pricing:plan:${change.key}`,
     before_state: planState(change.before),

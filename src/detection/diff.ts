@@ -72,6 +72,9 @@ const PLAN_FIELDS: FieldComparators<PricingPlan> = [
   ["is_free", (a, b) => a.is_free === b.is_free],
   ["name", (a, b) => sameText(a.name, b.name)],
   ["features", (a, b) => sameTextList(a.features, b.features)],
+  // Absent in extractions stored before they existed: a plan without a promotion.
+  ["kind", (a, b) => (a.kind ?? "plan") === (b.kind ?? "plan")],
+  ["promo_amount", (a, b) => (a.promo_amount ?? null) === (b.promo_amount ?? null)],
 ];
 
 // A posting's URL is left out: tracking parameters change between fetches without the job changing.

@@ -4,7 +4,7 @@
  * storage format: bump EXTRACTOR_VERSION when an extraction changes meaning.
  */
 
-export const EXTRACTOR_VERSION = 4;
+export const EXTRACTOR_VERSION = 5;
 
 import type { EventType, Severity } from "../http/schemas.js";
 
@@ -32,7 +32,23 @@ export interface PricingPlan {
   origin: "jsonld" | "card" | "token";
   /** Up to 20 feature lines of the plan card, masked and trimmed. */
   features: string[];
+  /**
+   * What the record is (docs/real-pages.md#plans-add-ons-and-promotions): a `plan`, an `addon` sold beside the plans
+   * (extra seats, an extra product), or a `usage` meter priced per unit of use ($0.0004 per request, $5/GB). Add-ons
+   * and meters are tracked as records of their own; their changes weigh less than a plan's. Absent in extractions
+   * stored before it existed: read as `plan`.
+   */
+  kind?: PriceKind;
+  /**
+   * The promotional price shown beside the list price, in `currency` per `period` ("$49" struck through beside "$39",
+   * "$39 for the first 3 months, then $49"); `amount` is then the list price. When the page shows only a promotional
+   * price ("$39 for the first 3 months"), `amount` and `promo_amount` are both that price. Null (or absent) without a
+   * promotion. A promotion starting, changing or ending is its own low-severity event, not a price change.
+   */
+  promo_amount?: number | null;
 }
+
+export type PriceKind = "plan" | "addon" | "usage";
 
 /** One open job. */
 export interface JobPosting {

@@ -89,13 +89,16 @@ export class RivalFacts {
     const best = rows[0];
     if (!best) return null;
     return {
-      plans: best.pricing.map(({ name, amount, currency, period, is_free }) => ({
-        name,
-        amount,
-        currency,
-        period,
-        is_free,
-      })),
+      // Plans only: add-ons and usage meters are priced records of their own, not tiers (docs/real-pages.md).
+      plans: best.pricing
+        .filter((plan) => (plan.kind ?? "plan") === "plan")
+        .map(({ name, amount, currency, period, is_free }) => ({
+          name,
+          amount,
+          currency,
+          period,
+          is_free,
+        })),
       source_url: best.url,
       observed_at: best.fetched_at,
     };

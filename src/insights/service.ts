@@ -143,7 +143,8 @@ function pricingInsight(latest: LatestExtraction[], moves: PricingMove[]): Secti
   // The pricing page is the authority; other pages' price mentions only when it has none.
   const best = withPlans.find((l) => l.source_type === "pricing") ?? withPlans[0];
   if (!best && moves.length === 0) return {};
-  const plans: PricingPlan[] = best?.extraction.pricing ?? [];
+  // Plans only: add-ons and usage meters are priced records of their own, not tiers (docs/real-pages.md).
+  const plans: PricingPlan[] = (best?.extraction.pricing ?? []).filter((plan) => (plan.kind ?? "plan") === "plan");
   return {
     plans: plans.map(({ name, amount, currency, period, is_free }) => ({ name, amount, currency, period, is_free })),
     has_free_plan: plans.some((p) => p.is_free),

@@ -752,3 +752,84 @@ describe("classify: whole diffs", () => {
     }
   });
 });
+
+describe("classify: add-ons, usage meters and promotions", () => {
+  it("tells an add-on's and a usage meter's price change a step lower than a plan's, named as what they are", () => {
+    const addon = only(
+      classify(priceChange({ amount: 10, kind: "addon" }, { amount: 15, kind: "addon" }, "Extra seats"), PRICING),
+    );
+    expect(addon).toMatchObject({
+      severity: "medium", // +50 %: high for a plan
+      title: "Acme raised Extra seats from $10 to $15/month",
+      summary: "Acme's Extra seats add-on now costs $15/month, up from $10/month (+50%).",
+      tags: ["pricing", "price-increase", "add-on", "extra-seats"],
+    });
+    const meter = only(
+      classify(
+        priceChange(
+          { amount: 0.0004, period: null, kind: "usage" },
+          { amount: 0.0003, period: null, kind: "usage" },
+          "API requests",
+        ),
+        PRICING,
+      ),
+    );
+    expect(meter).toMatchObject({
+      severity: "low", // −25 %: medium for a plan
+      summary: "Acme's API requests usage price now costs $0.0003, down from $0.0004 (−25%).",
+      tags: ["pricing", "price-decrease", "usage", "api-requests"],
+    });
+  });
+
+  it("tells a promotion starting beside an unchanged list price as a low promotion event, not a price cut", () => {
+    const started = only(classify(priceChange({ amount: 49 }, { amount: 49, promo_amount: 39 }), PRICING));
+    expect(started).toMatchObject({
+      severity: "low",
+      title: "Acme started a promotion on Pro: $39/month",
+      summary: "Acme's Pro plan is on promotion at $39/month (list price $49/month).",
+      tags: ["pricing", "promotion-started", "pro"],
+    });
+    // Only a promotional price shown (no list price beside it): still a promotion, not a cut from 49 to 39.
+    const shownAlone = only(classify(priceChange({ amount: 49 }, { amount: 39, promo_amount: 39 }), PRICING));
+    expect(shownAlone).toMatchObject({ severity: "low", title: "Acme started a promotion on Pro: $39/month" });
+    expect(shownAlone.summary).toBe("Acme's Pro plan is on promotion at $39/month.");
+  });
+
+  it("tells a promotion ending or changing as low, and a list price that moved as the price change it is", () => {
+    const ended = only(classify(priceChange({ amount: 39, promo_amount: 39 }, { amount: 49 }), PRICING));
+    expect(ended).toMatchObject({
+      severity: "low",
+      title: "Acme ended its promotion on Pro",
+      summary: "Acme's Pro plan is back to $49/month; the promotion at $39/month is over.",
+      tags: ["pricing", "promotion-ended", "pro"],
+    });
+    const changedPromo = only(
+      classify(priceChange({ amount: 49, promo_amount: 39 }, { amount: 49, promo_amount: 29 }), PRICING),
+    );
+    expect(changedPromo).toMatchObject({
+      severity: "low",
+      title: "Acme changed its promotion on Pro from $39/month to $29/month",
+    });
+    const listMoved = only(
+      classify(priceChange({ amount: 49, promo_amount: 39 }, { amount: 59, promo_amount: 29 }), PRICING),
+    );
+    expect(listMoved).toMatchObject({ severity: "high", title: "Acme raised Pro from $49 to $59/month" });
+  });
+
+  it("compares kind and promotion in the diff, reading their absence as a plain plan", () => {
+    const extraction = (pricing: PricingPlan[]): Extraction => ({
+      version: 3,
+      text: "",
+      pricing,
+      jobs: [],
+      items: [],
+      narrative: { title: null, meta_description: null, h1: [], h2: [], hero: null },
+      signals: { bot_challenge: false },
+    });
+    const stored = extraction([plan({ name: "Pro" })]);
+    const same = extraction([plan({ name: "Pro", kind: "plan", promo_amount: null })]);
+    expect(diffExtractions(stored, same).pricing).toEqual([]);
+    const promoted = extraction([plan({ name: "Pro", promo_amount: 39 })]);
+    expect(diffExtractions(stored, promoted).pricing).toMatchObject([{ kind: "changed", fields: ["promo_amount"] }]);
+  });
+});

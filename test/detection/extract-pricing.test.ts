@@ -297,3 +297,74 @@ describe("price tokens", () => {
     expect(parsePrice("€0,10")?.amount).toBe(0.1);
   });
 });
+
+describe("plans, add-ons and usage meters; list and promotional prices", () => {
+  /** What each record is and what it costs, in page order. */
+  const kinds = (plans: PricingPlan[]) =>
+    plans.map(({ name, amount, period, kind, promo_amount }) => ({
+      name,
+      amount,
+      period,
+      kind: kind ?? "plan",
+      promo: promo_amount ?? null,
+    }));
+
+  it("tells plan cards from the add-ons and usage meters sold beside them, and keeps all of them", () => {
+    const { pricing } = html(`<main>
+      <h1>Pricing</h1>
+      <section class="plans">
+        <div class="plan"><h3>Starter</h3><p class="price">$19/month</p><ul><li>3 projects</li></ul></div>
+        <div class="plan"><h3>Pro</h3><p class="price">$49/month</p><ul><li>Unlimited projects</li></ul></div>
+      </section>
+      <section>
+        <h2>Add-ons</h2>
+        <div class="grid">
+          <div class="card"><h3>Extra seats</h3><p class="price">$10 per user/month</p></div>
+          <div class="card"><h3>Priority support</h3><p class="price">$99/month</p></div>
+          <div class="card"><h3>API requests</h3><p class="price">$0.0004 per request</p></div>
+        </div>
+      </section>
+      <section class="plans">
+        <div class="plan"><h3>Team</h3><p class="price">$99/month</p></div>
+        <div class="plan"><h3>SSO add-on</h3><p class="price">$5/month</p></div>
+      </section></main>`);
+    expect(kinds(pricing)).toEqual([
+      { name: "Starter", amount: 19, period: "month", kind: "plan", promo: null },
+      { name: "Pro", amount: 49, period: "month", kind: "plan", promo: null },
+      { name: "Extra seats", amount: 10, period: "month", kind: "addon", promo: null },
+      { name: "Priority support", amount: 99, period: "month", kind: "addon", promo: null },
+      { name: "API requests", amount: 0.0004, period: null, kind: "usage", promo: null },
+      { name: "Team", amount: 99, period: "month", kind: "plan", promo: null },
+      { name: "SSO add-on", amount: 5, period: "month", kind: "addon", promo: null },
+    ]);
+    // A plain plan's stored shape is unchanged: the new fields are written only when they say something.
+    expect(pricing[0]).not.toHaveProperty("kind");
+    expect(pricing[0]).not.toHaveProperty("promo_amount");
+  });
+
+  it("reads the struck-through list price as the price and the promotional one beside it as the promotion", () => {
+    const { pricing } = html(`<div class="plans">
+      <div class="plan"><h3>Basic</h3><p class="price"><del>$49</del> $39/mo</p></div>
+      <div class="plan"><h3>Plus</h3><p class="old-price">$99/mo</p><p class="price">$79/mo</p></div>
+      <div class="plan"><h3>Max</h3><p class="price">$149/mo</p></div>
+    </div>`);
+    expect(kinds(pricing)).toEqual([
+      { name: "Basic", amount: 49, period: "month", kind: "plan", promo: 39 },
+      { name: "Plus", amount: 99, period: "month", kind: "plan", promo: 79 },
+      { name: "Max", amount: 149, period: "month", kind: "plan", promo: null },
+    ]);
+  });
+
+  it("reads 'then $X' as the list price after a promotional one, and promotional wording alone as a promotion", () => {
+    const { pricing } = html(`<div class="plans">
+      <div class="plan"><h3>Starter</h3><p class="price">$5/mo</p><p>for the first 3 months, then $10/mo</p></div>
+      <div class="plan"><h3>Growth</h3><p class="price">$39/mo</p><p>Intro price for the first 12 months</p></div>
+      <div class="plan"><h3>Scale</h3><p class="price">$99/mo</p><p>Billed monthly</p></div>
+    </div>`);
+    expect(kinds(pricing)).toEqual([
+      { name: "Starter", amount: 10, period: "month", kind: "plan", promo: 5 },
+      { name: "Growth", amount: 39, period: "month", kind: "plan", promo: 39 },
+      { name: "Scale", amount: 99, period: "month", kind: "plan", promo: null },
+    ]);
+  });
+});

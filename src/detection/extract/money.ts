@@ -436,6 +436,23 @@ function priceAt(text: string, amount: Amount, all: Amount[]): ParsedPrice | nul
   return { amount: value, currency: amount.currency, period: detectPeriod(after), isFree: value === 0 };
 }
 
+/**
+ * A unit of use right after an amount ("$0.0004 per request", "$5/GB", "$0.10 per 1,000 calls"): the price is a usage
+ * meter, not a plan. Seats, users and periods are not units of use ("$10 per user per month" is a plan's price).
+ */
+const USAGE_UNIT_RE =
+  /^\s*(?:\/|per|an?|each|for\s+every)\s*(?:\d[\d,.]*\s*(?:[kKmMbB]|thousand|million)?\s*)?(gb|gib|tb|mb|gb-months?|hours?|hrs?|minutes?|mins?|seconds?|requests?|req|calls?|api\s+calls?|events?|messages?|emails?|sms|texts?|credits?|tokens?|runs?|builds?|executions?|invocations?|quer(?:y|ies)|records?|rows?|contacts?|tasks?|transactions?|documents?|gpus?|vcpus?|cpus?|sessions?|pageviews?|impressions?|verifications?|lookups?)\b/i;
+
+/** The unit of use the stated price of `text` is per ("request", "gb"), or null for a plan's price. */
+export function usageUnit(text: string): string | null {
+  const source = collapse(text);
+  if (!/\d/.test(source)) return null;
+  const stated = statedPrice(source, amountsIn(source));
+  if (stated === null || stated === "ambiguous") return null;
+  const unit = USAGE_UNIT_RE.exec(source.slice(stated.end, stated.end + 48));
+  return unit ? unit[1]!.toLowerCase() : null;
+}
+
 /** Where the first currency amount starts in `text`, or null. */
 export function firstPriceIndex(text: string): number | null {
   if (!/\d/.test(text)) return null;

@@ -4,7 +4,7 @@
  * only when neither found anything, loose price tokens under a heading. Plans are keyed by their lowercased name; on
  * a clash structured data wins over a card over a token.
  */
-import type { PricingPlan } from "../types.js";
+import type { PriceKind, PricingPlan } from "../types.js";
 import {
   blockText,
   classAndId,
@@ -20,14 +20,28 @@ import {
 import { ElementIndex } from "./tree.js";
 import type { JsonLd } from "./jsonld.js";
 import { maskVolatile } from "./mask.js";
-import { firstPriceIndex, parsePrice, type ParsedPrice } from "./money.js";
+import { firstPriceIndex, parsePrice, usageUnit, type ParsedPrice } from "./money.js";
 import { pricingFromStructuredData } from "./offers.js";
 
 export function planKey(name: string): string {
   return collapse(name).toLowerCase();
 }
 
-function makePlan(name: string, price: ParsedPrice, origin: PricingPlan["origin"], features: string[]): PricingPlan {
+/** How a card or token was read beyond its price: what it is, and a promotion beside its list price. */
+interface Reading {
+  kind: PriceKind;
+  promoAmount: number | null;
+}
+
+const PLAIN: Reading = { kind: "plan", promoAmount: null };
+
+function makePlan(
+  name: string,
+  price: ParsedPrice,
+  origin: PricingPlan["origin"],
+  features: string[],
+  reading: Reading = PLAIN,
+): PricingPlan {
   const cleanName = collapse(name);
   return {
     key: planKey(cleanName),
@@ -38,7 +52,116 @@ function makePlan(name: string, price: ParsedPrice, origin: PricingPlan["origin"
     is_free: price.isFree || price.amount === 0 || /^free(?:\s+(?:plan|tier))?$/i.test(cleanName),
     origin,
     features,
+    // Written only when they say something, so a plain plan's stored shape is what it was before they existed.
+    ...(reading.kind !== "plan" ? { kind: reading.kind } : {}),
+    ...(reading.promoAmount !== null && price.amount !== null ? { promo_amount: reading.promoAmount } : {}),
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Add-ons, usage meters and promotions
+
+/** Names that sell something beside a plan: "SSO add-on", "Extra seats", "Additional storage". */
+const ADDON_NAME_RE = /\badd-?ons?\b|^(?:extra|additional)\b/i;
+/** Sections of add-ons: "Add-ons", "Extras", "Optional extras", "Power-ups", "Additional products". */
+const ADDON_SECTION_RE =
+  /\b(?:add-?ons?|extras|power-?ups?|boosters?|additional\s+(?:products|services|features|options))\b/i;
+/** Containers classed or named for add-ons. */
+const ADDON_CLASS_RE = /add-?ons?|extras/i;
+/** How far back a card's section heading is looked for, in elements (bounded on hostile pages). */
+const SECTION_LOOKBACK = 2000;
+
+/**
+ * What a priced record is: a usage meter when its price is per unit of use, an add-on when its name, a container or
+ * the heading of its section says so, else a plan.
+ */
+function kindOf(
+  index: ElementIndex,
+  name: string,
+  priceText: string,
+  card: Element | null,
+  nameEl: Element,
+): PriceKind {
+  if (usageUnit(priceText) !== null) return "usage";
+  if (ADDON_NAME_RE.test(name)) return "addon";
+  for (let el: AnyNode | null = card ?? nameEl, depth = 0; el && isElement(el) && depth < 8; el = el.parent, depth++) {
+    if (PAGE_TAGS.has(tagName(el))) break;
+    if (ADDON_CLASS_RE.test(classAndId(el))) return "addon";
+  }
+  const heading = sectionHeading(index, card ?? nameEl, nameEl);
+  return heading !== null && ADDON_SECTION_RE.test(heading) ? "addon" : "plan";
+}
+
+const headingLevel = (el: Element): number => Number(tagName(el).slice(1));
+
+/** How many levels above a card its section may start: a heading further out belongs to another part of the page. */
+const SECTION_LEVELS = 3;
+
+/**
+ * The heading of the section a card sits in: the nearest heading before it, within a few levels above it (not past
+ * the page's body or main), that ranks above the card's own name (an h2 over h3 plan names; any heading over a name
+ * that is not one).
+ */
+function sectionHeading(index: ElementIndex, card: Element, nameEl: Element): string | null {
+  let section: Element | null = null;
+  for (let el = card.parent, level = 0; el && isElement(el) && level < SECTION_LEVELS; el = el.parent, level++) {
+    if (PAGE_TAGS.has(tagName(el))) break;
+    section = el;
+  }
+  if (section === null) return null;
+  const nameLevel = isHeading(nameEl) ? headingLevel(nameEl) : 7;
+  const start = index.at(card);
+  for (let i = start - 1, seen = 0; i >= 0 && seen < SECTION_LOOKBACK; i--, seen++) {
+    const el = index.elements[i]!;
+    if (!index.contains(section, el)) break;
+    if (!isHeading(el) || headingLevel(el) >= nameLevel || index.contains(el, card)) continue;
+    return shortText(index, el, 120);
+  }
+  return null;
+}
+
+/** Struck-through prices: `<del>`, `<s>`, `<strike>`, or a class saying old/original/list price. */
+const STRUCK_TAGS = new Set(["del", "s", "strike"]);
+const STRUCK_CLASS_RE = /strike|line-through|crossed|old-?price|original|was-?price|regular-?price|list-?price/i;
+/** Wording that makes a shown price promotional ("first 3 months", "intro price", "limited time", "launch offer"). */
+const PROMO_RE =
+  /\b(?:for\s+(?:the\s+)?first\s+\d+\s+(?:months?|years?)|first\s+\d+\s+(?:months?|years?)|intro(?:ductory)?\s+(?:price|offer|rate)|limited[-\s]time|launch\s+(?:price|offer)|promo(?:tion(?:al)?)?\b)/i;
+/** The list price after a promotional one: "$39/mo for 3 months, then $49/mo". */
+const THEN_RE = /\bthen\s+/i;
+
+/**
+ * A promotion on a card: a struck-through list price above the card's price ($49 struck beside $39: list 49, promo
+ * 39; when the struck text sits inside the price element, the price is read again without it), a "then $49" after a
+ * promotional price, or promotional wording beside the price (list unknown: both are the price). Null without one.
+ */
+function promotionOf(
+  index: ElementIndex,
+  card: Element,
+  read: { price: ParsedPrice; text: string },
+): { price: ParsedPrice; promo: number } | null {
+  if (read.price.amount === null || read.price.amount === 0) return null;
+  const struck = index
+    .inside(card)
+    .filter((el) => STRUCK_TAGS.has(tagName(el)) || STRUCK_CLASS_RE.test(el.attribs.class ?? ""));
+  for (const el of struck) {
+    const text = shortText(index, el, 40);
+    const list = text === null ? null : parsePrice(text);
+    if (list?.amount == null || list.amount === 0) continue;
+    const current =
+      read.price.amount === list.amount ? parsePrice(collapse(read.text).replace(text!, " ")) : read.price;
+    if (current?.amount == null || current.amount >= list.amount) continue;
+    if ((list.currency ?? current.currency) !== current.currency) continue;
+    return { price: { ...current, amount: list.amount }, promo: current.amount };
+  }
+  const text = shortText(index, card, MAX_CARD_CHARS) ?? "";
+  const then = THEN_RE.exec(text);
+  if (then) {
+    const list = parsePrice(text.slice(then.index + then[0].length, then.index + then[0].length + 40));
+    if (list?.amount != null && list.amount > read.price.amount && list.currency === read.price.currency) {
+      return { price: { ...read.price, amount: list.amount }, promo: read.price.amount };
+    }
+  }
+  return PROMO_RE.test(text) ? { price: read.price, promo: read.price.amount } : null;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -51,7 +174,8 @@ const BADGE_CLASS_RE = /badge|tag|pill|ribbon|label|popular|recommended|chip|fla
 /** A card is never the page itself. */
 const PAGE_TAGS = new Set(["html", "body", "main"]);
 /** Section headings that are not plans ("Compare plans", "Frequently asked questions"). */
-const NOT_A_PLAN_RE = /\b(?:plans|pricing|prices|compare|comparison|faqs?|frequently|questions|features|add-ons?)\b/i;
+const NOT_A_PLAN_RE =
+  /\b(?:plans|pricing|prices|compare|comparison|faqs?|frequently|questions|features)\b|^add-?ons?$/i;
 
 function isNameCandidate(el: Element): boolean {
   return isHeading(el) || classTokens(el).some((token) => NAME_TOKEN_RE.test(token));
@@ -84,8 +208,11 @@ function plausibleName(name: string): boolean {
 
 interface Card {
   el: Element;
+  nameEl: Element;
   name: string;
   price: ParsedPrice;
+  /** The text the price was read from (its unit tells a usage meter). */
+  priceText: string;
   features: string[];
 }
 
@@ -120,7 +247,7 @@ function cardPrice(
   card: Element,
   nameEl: Element,
   listOrTable: (el: Element) => Element | null,
-): ParsedPrice | null {
+): { price: ParsedPrice; text: string } | null {
   // Inside a list item or a table of the card: not the card's own price, but a feature or comparison cell.
   const inCardListOrTable = (el: Element): boolean => {
     const holder = listOrTable(el);
@@ -132,21 +259,25 @@ function cardPrice(
   const short = elements.filter((el) => tagName(el) !== "li" && shortText(index, el, 80) !== null);
   const priced = short.filter((el) => PRICE_CLASS_RE.test(el.attribs.class ?? ""));
   for (const el of priced) {
-    const price = parsePrice(priceWindow(el), { bareNumber: true });
-    if (price && price.amount !== null && !price.isFree) return price;
-    if (price && price.amount === 0 && price.currency) return price;
+    const text = priceWindow(el);
+    const price = parsePrice(text, { bareNumber: true });
+    if (price && price.amount !== null && !price.isFree) return { price, text };
+    if (price && price.amount === 0 && price.currency) return { price, text };
   }
   for (const el of priced) {
-    const price = parsePrice(textContent(el));
-    if (price) return price;
+    const text = textContent(el);
+    const price = parsePrice(text);
+    if (price) return { price, text };
   }
   for (const el of short) {
-    const price = parsePrice(priceWindow(el));
-    if (price && price.currency) return price;
+    const text = priceWindow(el);
+    const price = parsePrice(text);
+    if (price && price.currency) return { price, text };
   }
   for (const el of short) {
-    const price = parsePrice(textContent(el));
-    if (price) return price;
+    const text = textContent(el);
+    const price = parsePrice(text);
+    if (price) return { price, text };
   }
   return null;
 }
@@ -234,9 +365,9 @@ export function pricingFromCards(root: AnyNode, index = new ElementIndex(root)):
     if (!nameEl) continue;
     const name = nameText(nameEl);
     if (!plausibleName(name)) continue;
-    const price = cardPrice(index, el, nameEl, listOrTable);
-    if (!price) continue;
-    cards.push({ el, name, price, features: cardFeatures(index, el) });
+    const read = cardPrice(index, el, nameEl, listOrTable);
+    if (!read) continue;
+    cards.push({ el, nameEl, name, price: read.price, priceText: read.text, features: cardFeatures(index, el) });
   }
 
   const innermostEls = new Set(index.innermost(cards.map((card) => card.el)));
@@ -245,7 +376,12 @@ export function pricingFromCards(root: AnyNode, index = new ElementIndex(root)):
   for (const card of innermost) siblings.set(card.el.parent, (siblings.get(card.el.parent) ?? 0) + 1);
   return innermost
     .filter((card) => (siblings.get(card.el.parent) ?? 0) >= 2 || CARD_CLASS_RE.test(classAndId(card.el)))
-    .map((card) => makePlan(card.name, card.price, "card", card.features));
+    .map((card) => {
+      const promotion = promotionOf(index, card.el, { price: card.price, text: card.priceText });
+      const price = promotion?.price ?? card.price;
+      const kind = kindOf(index, card.name, card.priceText, card.el, card.nameEl);
+      return makePlan(card.name, price, "card", card.features, { kind, promoAmount: promotion?.promo ?? null });
+    });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -287,11 +423,13 @@ export function pricingFromTokens(
     const text = shortText(index, el, 80);
     if (!text) continue;
     if (index.inside(el).some((child) => parsePrice(textContent(child))?.currency)) continue;
-    const price = parsePrice(priceWindow(el));
+    const window = priceWindow(el);
+    const price = parsePrice(window);
     if (!price || !price.currency) continue;
-    if (price.period === null && !PRICE_CLASS_RE.test(el.attribs.class ?? "")) continue;
+    const kind = kindOf(index, heading, window, null, el);
+    if (price.period === null && kind !== "usage" && !PRICE_CLASS_RE.test(el.attribs.class ?? "")) continue;
     named.add(planKey(heading));
-    plans.push(makePlan(heading, price, "token", []));
+    plans.push(makePlan(heading, price, "token", [], { kind, promoAmount: null }));
   }
   return plans;
 }
