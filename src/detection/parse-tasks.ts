@@ -4,6 +4,7 @@
  * crosses a thread boundary; results are made storable (no NUL, no lone surrogate) where they are made.
  */
 import { extract, type ExtractOptions } from "./extract/index.js";
+import { detectShell, type ShellVerdict } from "./js-shell.js";
 import { storable } from "./page-text.js";
 import type { Extraction } from "./types.js";
 import { readHomepage, type Homepage } from "../discovery/homepage.js";
@@ -19,6 +20,8 @@ export interface ParseTasks {
   sitemap: { input: { body: string; limit: number }; output: Sitemap | null };
   /** A candidate page → its title, and its text when asked. */
   summary: { input: { body: string; contentType: string | null; withText: boolean }; output: PageSummary };
+  /** An HTML page → whether it is an empty JavaScript app shell (src/detection/js-shell.ts). */
+  shell: { input: { body: string }; output: ShellVerdict };
 }
 
 export type ParseKind = keyof ParseTasks;
@@ -28,6 +31,7 @@ const RUNNERS: { [K in ParseKind]: (input: ParseTasks[K]["input"]) => ParseTasks
   homepage: ({ body, url }) => readHomepage(body, url),
   sitemap: ({ body, limit }) => parseSitemap(body, limit),
   summary: ({ body, contentType, withText }) => summarizePage(body, contentType, withText),
+  shell: ({ body }) => detectShell(body),
 };
 
 /** Runs one task in the calling thread. */

@@ -4,7 +4,7 @@
  * Everything a fetch changes (snapshot, diff, events, evidence, delivery jobs, the source's state) is written in one
  * transaction, so a crash mid-job loses nothing and a retry starts from a consistent state.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import type { Logger } from "pino";
 import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
@@ -12,13 +12,19 @@ import type { Jobs } from "../jobs/boss.js";
 import { QUEUES } from "../jobs/queues.js";
 import { metrics } from "../metrics/metrics.js";
 import { fetchFinished, fetchStarted } from "../sources/fetch-queue.js";
+import type { AssetStore } from "../lib/asset-store.js";
+import type { ByteClientOptions } from "../lib/byte-client.js";
 import { FetchError, type FetchResult, type HttpClient } from "../lib/http-client.js";
+import { BrowserBusyError, BrowserPool } from "./browser.js";
 import { classify } from "./classify.js";
 import { diffExtractions, isEmptyDiff } from "./diff.js";
 import { resolveDrafts, type Pending } from "./flap-damping.js";
 import { hostOf, HostLimiter } from "./host-limiter.js";
+import { shellMessage } from "./js-shell.js";
 import { pageText, PageError } from "./page-text.js";
 import { ParsePool } from "./parse-pool.js";
+import { PageRenderer, type RenderedPage, type Screenshot } from "./render.js";
+import { screenshotTarget } from "./screenshot.js";
 import { EXTRACTOR_VERSION, type EventDraft, type Extraction } from "./types.js";
 
 export interface DetectionDeps {
@@ -28,6 +34,53 @@ export interface DetectionDeps {
   log: Logger;
   /** Time one page's parsing may take (PARSE_BUDGET_MS); default 5 s. */
   parseBudgetMs?: number;
+  /** How `browser` sources are rendered; absent: BROWSER_TIMEOUT_MS's and BROWSER_HEAP_MB's defaults, guard on. */
+  browser?: BrowserSettings;
+  /** Where screenshots of rendered changes go (src/lib/asset-store.ts); absent: none are taken. */
+  assets?: AssetStore | null;
+}
+
+/** Rendering of `browser` sources (src/detection/render.ts, src/detection/browser.ts). */
+export interface BrowserSettings {
+  /** BROWSER_TIMEOUT_MS. */
+  timeoutMs: number;
+  /** BROWSER_HEAP_MB. */
+  heapMb: number;
+  /** CHROMIUM_PATH; null: the packaged Chromium. */
+  executablePath?: string | null;
+  /** The SSRF guard of the page's requests: ALLOW_PRIVATE_TARGETS (and tests' exempt names and resolver). */
+  network: Pick<ByteClientOptions, "allowPrivateTargets" | "allowHosts" | "lookup">;
+}
+
+/** The defaults of BROWSER_TIMEOUT_MS and BROWSER_HEAP_MB (docs/operations.md#environment-variables). */
+export const DEFAULT_BROWSER_SETTINGS: BrowserSettings = {
+  timeoutMs: 20_000,
+  heapMb: 256,
+  network: { allowPrivateTargets: false },
+};
+
+/**
+ * At most this many screenshots per fetch: a change of many plans or items is shown by its first regions (product
+ * events are themselves at most 10 per diff).
+ */
+const MAX_SCREENSHOTS = 10;
+/**
+ * No screenshot is started after this long: with the page's own budget and a wait for a free page it keeps a fetch
+ * well inside its job's 120 s expiry.
+ */
+const SCREENSHOTS_MS = 15_000;
+
+/** A screenshot stored for one change (its subject), before the event that shows it is stored. */
+interface StoredShot {
+  key: string;
+  shot: Screenshot;
+  pageUrl: string;
+}
+
+/** The screenshots of one fetch by subject, and the keys the stored events used (the others are deleted). */
+interface ShotSet {
+  bySubject: Map<string, StoredShot>;
+  used: Set<string>;
 }
 
 /** The default of PARSE_BUDGET_MS (docs/operations.md#environment-variables). */
@@ -62,7 +115,7 @@ interface SourceRow {
   competitor_name: string;
   url: string;
   source_type: string;
-  fetch_method: "http" | "rss";
+  fetch_method: FetchMethod;
   etag: string | null;
   last_modified: string | null;
   last_snapshot_id: string | null;
@@ -89,6 +142,20 @@ interface Replayed {
   fresh: boolean;
 }
 
+/** A source's `fetch_method`; `browser` pages are extracted as `http` bodies once rendered. */
+type FetchMethod = "http" | "rss" | "browser";
+
+/** How a body of a source with this method is extracted: a rendered page is HTML like any other. */
+function extractMethod(method: FetchMethod): "http" | "rss" {
+  return method === "rss" ? "rss" : "http";
+}
+
+/**
+ * Below these an extraction looks empty enough to ask whether the page is a JavaScript shell
+ * (src/detection/js-shell.ts): the question costs a second parse, so pages that clearly have content skip it.
+ */
+const NEAR_EMPTY_TEXT = 400;
+
 export type FetchOutcome =
   | { kind: "missing" }
   /** Another fetch of the source is running: nothing was fetched. */
@@ -104,14 +171,39 @@ export class DetectionPipeline {
   private readonly hosts = new HostLimiter(2);
   /** Where pages are parsed: off the event loop, within the parse budget (src/detection/parse-pool.ts). */
   readonly parser: ParsePool;
+  /** The browser and its renderer, made when the first `browser` source is fetched. */
+  private rendering: { pool: BrowserPool; renderer: PageRenderer } | null = null;
 
   constructor(private readonly deps: DetectionDeps) {
     this.parser = new ParsePool({ budgetMs: deps.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS });
   }
 
-  /** Ends the parse pool's threads (at shutdown). */
-  close(): Promise<void> {
-    return this.parser.close();
+  /** Where screenshots are stored (GET /events/{event_id}/screenshot reads them); null when none are. */
+  get assets(): AssetStore | null {
+    return this.deps.assets ?? null;
+  }
+
+  /** Ends the parse pool's threads, the browser and the asset store's client (at shutdown). */
+  async close(): Promise<void> {
+    const rendering = this.rendering;
+    this.rendering = null;
+    await Promise.all([
+      this.parser.close(),
+      rendering?.pool.close(),
+      rendering?.renderer.close(),
+      this.deps.assets?.close(),
+    ]);
+  }
+
+  /** The renderer of `browser` sources; the browser itself starts with the first page (src/detection/browser.ts). */
+  private renderer(): PageRenderer {
+    if (!this.rendering) {
+      const settings = this.deps.browser ?? DEFAULT_BROWSER_SETTINGS;
+      const pool = new BrowserPool({ executablePath: settings.executablePath, heapMb: settings.heapMb });
+      const renderer = new PageRenderer({ pool, network: settings.network, timeoutMs: settings.timeoutMs });
+      this.rendering = { pool, renderer };
+    }
+    return this.rendering.renderer;
   }
 
   /**
@@ -133,6 +225,15 @@ export class DetectionPipeline {
       metrics.fetches.inc({ outcome: outcome.kind });
       return outcome;
     } catch (error) {
+      if (error instanceof BrowserBusyError) {
+        // Every page of this process's browser is taken: nothing was fetched, so nothing is recorded; the claim is
+        // released and the job retried later.
+        await scope
+          .from("sources")
+          .where({ id: source.id })
+          .update({ ...fetchFinished });
+        return { kind: "busy" };
+      }
       const blocked =
         (error instanceof FetchError && error.kind === "blocked") || (error instanceof PageError && error.blocked);
       metrics.fetches.inc({ outcome: blocked ? "blocked" : "error" });
@@ -142,33 +243,73 @@ export class DetectionPipeline {
 
   private async fetchAndRecord(scope: WorkspaceScope, source: SourceRow, fetchedAt: Date): Promise<FetchOutcome> {
     const previous = (source.last_snapshot_id && (await loadSnapshot(scope, source.last_snapshot_id))) || null;
-    const result = await this.fetchPage(source, previous !== null);
-    if (result.notModified && previous) {
-      const events = await this.recordUnchanged(scope, source, fetchedAt, result.etag, result.lastModified);
-      return { kind: "unchanged", events };
-    }
+    // One pipeline, two fetchers: an http(s) GET, or the page rendered in the browser (kept open for screenshots).
+    const { result, rendered } = await this.fetchPage(source, previous !== null);
+    try {
+      if (result.notModified && previous) {
+        const events = await this.recordUnchanged(scope, source, fetchedAt, result.etag, result.lastModified);
+        return { kind: "unchanged", events };
+      }
 
-    // Text without NUL characters, or a PageError ("not a text page: image/png"); parsed in the pool.
-    const body = pageText(result);
-    const extraction = await this.parser.run("extract", {
-      body,
-      options: { url: result.url, contentType: result.contentType, fetchMethod: source.fetch_method },
-    });
-    if (extraction.signals.bot_challenge) {
-      throw new PageError(`looks like a bot challenge page (${new URL(result.url).host})`, true);
-    }
+      // Text without NUL characters, or a PageError ("not a text page: image/png"); parsed in the pool.
+      const body = pageText(result);
+      const extraction = await this.parser.run("extract", {
+        body,
+        options: { url: result.url, contentType: result.contentType, fetchMethod: extractMethod(source.fetch_method) },
+      });
+      if (extraction.signals.bot_challenge) {
+        throw new PageError(`looks like a bot challenge page (${new URL(result.url).host})`, true);
+      }
+      await this.assertNotShell(source, body, extraction, rendered);
 
-    const contentHash = sha256(body);
-    if (previous && previous.content_hash === contentHash) {
-      const events = await this.recordUnchanged(scope, source, fetchedAt, result.etag, result.lastModified);
-      return { kind: "unchanged", events };
+      const contentHash = sha256(body);
+      if (previous && previous.content_hash === contentHash) {
+        const shots = await this.takeScreenshots(source, rendered, []);
+        const events = await this.withShots(shots, () =>
+          this.recordUnchanged(scope, source, fetchedAt, result.etag, result.lastModified, shots),
+        );
+        return { kind: "unchanged", events };
+      }
+      return await this.recordChange(scope, source, previous, {
+        result: { ...result, body },
+        extraction,
+        contentHash,
+        fetchedAt,
+        rendered,
+      });
+    } finally {
+      if (rendered && rendered.blocked.length > 0) {
+        this.deps.log.info({ source: source.id, blocked: rendered.blocked.slice(0, 20) }, "page requests blocked");
+      }
+      await rendered?.close();
     }
-    return this.recordChange(scope, source, previous, {
-      result: { ...result, body },
-      extraction,
-      contentHash,
-      fetchedAt,
-    });
+  }
+
+  /**
+   * An http page that is an empty JavaScript app shell fails, saying so and what to do
+   * (docs/product-rules.md#javascript-shells); a rendered page still empty after rendering fails too. Asked only when
+   * the extraction found (almost) nothing, so that pages with content pay no second parse.
+   */
+  private async assertNotShell(
+    source: SourceRow,
+    body: string,
+    extraction: Extraction,
+    rendered: RenderedPage | null,
+  ): Promise<void> {
+    if (source.fetch_method === "rss" || (rendered && !rendered.rendered)) return;
+    const found =
+      extraction.pricing.length > 0 ||
+      extraction.jobs.length > 0 ||
+      extraction.items.length > 0 ||
+      extraction.text.length > NEAR_EMPTY_TEXT;
+    if (found) return;
+    const verdict = await this.parser.run("shell", { body });
+    if (verdict.sign === null) return;
+    if (!rendered) throw new PageError(shellMessage(verdict));
+    throw new PageError(
+      `the page still showed no content after rendering (${verdict.sign}; ${verdict.textLength} characters of ` +
+        `text): its scripts did not draw it within ${this.renderer().budgetLabel}`,
+    );
   }
 
   /**
@@ -189,10 +330,20 @@ export class DetectionPipeline {
     return { kind: "failed", message, retryable: false };
   }
 
-  /** The source's page, politely (per-host limit), with the previous snapshot's validators while it exists. */
-  private fetchPage(source: SourceRow, hasSnapshot: boolean): Promise<FetchResult> {
-    return this.hosts.run(hostOf(source.url), () =>
-      this.deps.http.fetchPage(source.url, {
+  /**
+   * The source's page, politely (per-host limit): an http(s) GET with the previous snapshot's validators while it
+   * exists, or, for `browser` sources, the page rendered (src/detection/render.ts), still open.
+   */
+  private fetchPage(
+    source: SourceRow,
+    hasSnapshot: boolean,
+  ): Promise<{ result: FetchResult; rendered: RenderedPage | null }> {
+    return this.hosts.run(hostOf(source.url), async () => {
+      if (source.fetch_method === "browser") {
+        const rendered = await this.renderer().render(source.url);
+        return { result: rendered.result, rendered };
+      }
+      const result = await this.deps.http.fetchPage(source.url, {
         // Validators only make sense while the snapshot they describe is still there.
         etag: hasSnapshot ? source.etag : null,
         lastModified: hasSnapshot ? source.last_modified : null,
@@ -200,8 +351,77 @@ export class DetectionPipeline {
           source.fetch_method === "rss"
             ? "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"
             : "text/html, application/xhtml+xml, application/xml;q=0.9, */*;q=0.8",
-      }),
-    );
+      });
+      return { result, rendered: null };
+    });
+  }
+
+  /**
+   * Screenshots of the changes a rendered page shows (docs/product-rules.md#screenshots), stored before the
+   * transaction that stores the events (no transaction waits on the browser or the store): one per subject of the
+   * new drafts and of the changes waiting for confirmation (this fetch may confirm them), MAX_SCREENSHOTS at most;
+   * one region shown by several changes is stored once. A screenshot that cannot be taken or stored is left out:
+   * the events are recorded without it.
+   */
+  private async takeScreenshots(
+    source: SourceRow,
+    rendered: RenderedPage | null,
+    drafts: EventDraft[],
+  ): Promise<ShotSet> {
+    const shots: ShotSet = { bySubject: new Map(), used: new Set() };
+    const store = this.deps.assets;
+    if (!store || !rendered?.rendered) return shots;
+    const waiting: { draft: EventDraft }[] = await this.deps
+      .knex("pending_changes")
+      .where({ source_id: source.id })
+      .select("draft");
+    const candidates = new Map<string, EventDraft>();
+    for (const draft of [...drafts, ...waiting.map((row) => row.draft)]) {
+      if (!candidates.has(draft.subject)) candidates.set(draft.subject, draft);
+    }
+    const byRegion = new Map<string, StoredShot>();
+    const until = Date.now() + SCREENSHOTS_MS;
+    for (const draft of [...candidates.values()].slice(0, MAX_SCREENSHOTS)) {
+      if (Date.now() > until) break;
+      const shot = await rendered.screenshot(screenshotTarget(draft));
+      if (!shot) continue;
+      const region = shot.region ? `${shot.region.x},${shot.region.y},${shot.width},${shot.height}` : "top";
+      let stored = byRegion.get(region);
+      if (!stored) {
+        const key = `screenshots/${source.workspace_id}/${source.id}/${randomUUID()}.png`;
+        try {
+          await store.put(key, shot.png, "image/png");
+        } catch (error) {
+          this.deps.log.warn({ err: error, source: source.id }, "screenshot not stored");
+          continue;
+        }
+        stored = { key, shot, pageUrl: rendered.result.url };
+        byRegion.set(region, stored);
+      }
+      shots.bySubject.set(draft.subject, stored);
+    }
+    return shots;
+  }
+
+  /**
+   * Runs the transaction that stores the events, then deletes the screenshots no stored event uses (all of them when
+   * the transaction failed).
+   */
+  private async withShots<T>(shots: ShotSet, store: () => Promise<T>): Promise<T> {
+    let committed = false;
+    try {
+      const result = await store();
+      committed = true;
+      return result;
+    } finally {
+      const keys = new Set([...shots.bySubject.values()].map((s) => s.key));
+      for (const key of keys) {
+        if (committed && shots.used.has(key)) continue;
+        await this.deps.assets?.delete(key).catch((error: unknown) => {
+          this.deps.log.warn({ err: error, key }, "unused screenshot not deleted");
+        });
+      }
+    }
   }
 
   /**
@@ -212,11 +432,16 @@ export class DetectionPipeline {
     scope: WorkspaceScope,
     source: SourceRow,
     previous: SnapshotRow | null,
-    page: { result: FetchResult; extraction: Extraction; contentHash: string; fetchedAt: Date },
+    page: {
+      result: FetchResult;
+      extraction: Extraction;
+      contentHash: string;
+      fetchedAt: Date;
+      rendered: RenderedPage | null;
+    },
   ): Promise<FetchOutcome> {
-    const { result, extraction, contentHash, fetchedAt } = page;
     const previousExtraction = previous ? await this.currentExtraction(previous, source.fetch_method) : null;
-    const diff = previousExtraction ? diffExtractions(previousExtraction, extraction) : null;
+    const diff = previousExtraction ? diffExtractions(previousExtraction, page.extraction) : null;
     const drafts =
       diff && !isEmptyDiff(diff)
         ? classify(diff, {
@@ -225,7 +450,22 @@ export class DetectionPipeline {
             sourceUrl: source.url,
           })
         : [];
+    const shots = await this.takeScreenshots(source, page.rendered, drafts);
 
+    return this.withShots(shots, () => this.storeChange(scope, source, previous, page, diff, drafts, shots));
+  }
+
+  /** The snapshot, diff, events and the source's new state, in one transaction. */
+  private storeChange(
+    scope: WorkspaceScope,
+    source: SourceRow,
+    previous: SnapshotRow | null,
+    page: { result: FetchResult; extraction: Extraction; contentHash: string; fetchedAt: Date },
+    diff: ReturnType<typeof diffExtractions> | null,
+    drafts: EventDraft[],
+    shots: ShotSet,
+  ): Promise<FetchOutcome> {
+    const { result, extraction, contentHash, fetchedAt } = page;
     return this.deps.knex.transaction(async (trx) => {
       const trxScope = scope.on(trx);
       const [snapshot] = await trxScope
@@ -244,10 +484,10 @@ export class DetectionPipeline {
       let events = 0;
       if (previous && diff && !isEmptyDiff(diff)) {
         const diffId = await upsertDiff(trxScope, source, previous.id, snapshot.id, diff);
-        events = await this.applyDrafts(trx, source, drafts, { diffId, observedAt: fetchedAt });
+        events = await this.applyDrafts(trx, source, drafts, { diffId, observedAt: fetchedAt }, shots);
       } else {
         // No diff (first snapshot, or only masked/volatile text changed): waiting changes held.
-        events = await this.applyDrafts(trx, source, [], null);
+        events = await this.applyDrafts(trx, source, [], null, shots);
       }
       await trxScope
         .from("sources")
@@ -297,7 +537,11 @@ export class DetectionPipeline {
     for (const row of rows.reverse()) {
       const { body } = await scope.from("snapshots").where({ id: row.id }).first("body");
       try {
-        const options = { url: row.final_url, contentType: row.content_type, fetchMethod: source.fetch_method };
+        const options = {
+          url: row.final_url,
+          contentType: row.content_type,
+          fetchMethod: extractMethod(source.fetch_method),
+        };
         const extraction = await this.parser.run("extract", { body, options });
         replayed.push({ id: row.id, fetched_at: row.fetched_at, extraction, fresh: true });
       } catch (error) {
@@ -360,6 +604,7 @@ export class DetectionPipeline {
     source: SourceRow,
     drafts: EventDraft[],
     origin: ChangeOrigin | null,
+    shots?: ShotSet,
   ): Promise<number> {
     const rows = await trx("pending_changes").where({ source_id: source.id }).forUpdate();
     const pending: Pending<ChangeOrigin>[] = rows.map((row) => ({
@@ -370,7 +615,7 @@ export class DetectionPipeline {
       origin: { diffId: row.diff_id, observedAt: row.observed_at },
     }));
     const resolution = resolveDrafts(pending, drafts);
-    const inserted = await this.insertEvents(trx, source, toStore(resolution, origin));
+    const inserted = await this.insertEvents(trx, source, toStore(resolution, origin), shots);
     if (resolution.settled.length > 0) {
       await trx("pending_changes").where({ source_id: source.id }).whereIn("subject", resolution.settled).delete();
     }
@@ -384,7 +629,12 @@ export class DetectionPipeline {
    * rest of the work: docs/architecture.md#batch-handlers). An event already stored for its diff and subject (a
    * re-analysis) is skipped with its evidence and job. Returns how many are new.
    */
-  private async insertEvents(trx: Knex.Transaction, source: SourceRow, changes: ChangeToStore[]): Promise<number> {
+  private async insertEvents(
+    trx: Knex.Transaction,
+    source: SourceRow,
+    changes: ChangeToStore[],
+    shots?: ShotSet,
+  ): Promise<number> {
     if (changes.length === 0) return 0;
     const scope = new WorkspaceScope(trx, source.workspace_id);
     const stored: { id: string; diff_id: string; subject: string }[] = await scope
@@ -415,10 +665,16 @@ export class DetectionPipeline {
     if (stored.length === 0) return 0;
     // RETURNING gives no order: each new row is matched to its change by its unique (diff, subject).
     const idOf = new Map(stored.map((row) => [`${row.diff_id} ${row.subject}`, row.id]));
+    const screenshots: ReturnType<typeof screenshotEvidence>[] = [];
     const evidence = changes.flatMap(({ draft, origin }) => {
       const eventId = idOf.get(`${origin.diffId} ${draft.subject}`);
       if (!eventId) return [];
       idOf.delete(`${origin.diffId} ${draft.subject}`);
+      const shot = shots?.bySubject.get(draft.subject);
+      if (shot) {
+        shots!.used.add(shot.key);
+        screenshots.push(screenshotEvidence(eventId, source.url, shot));
+      }
       return draft.evidence.map((item) => ({
         event_id: eventId,
         evidence_type: item.evidence_type,
@@ -429,6 +685,11 @@ export class DetectionPipeline {
       }));
     });
     if (evidence.length > 0) await trx("evidence").insert(evidence);
+    // Screenshots (rendered pages only) come after the event's other evidence, which is listed oldest first: the
+    // others carry the transaction's time, these the clock's.
+    if (screenshots.length > 0) {
+      await trx("evidence").insert(screenshots.map((row) => ({ ...row, created_at: trx.raw("clock_timestamp()") })));
+    }
     // Handed to delivery (alerts, webhooks, CRM) in the same transaction: committed together or not at all.
     await this.deps.jobs.sendMany(
       QUEUES.eventCreated,
@@ -444,9 +705,10 @@ export class DetectionPipeline {
     fetchedAt: Date,
     etag: string | null,
     lastModified: string | null,
+    shots?: ShotSet,
   ) {
     return scope.db.transaction(async (trx) => {
-      const events = await this.applyDrafts(trx, source, [], null);
+      const events = await this.applyDrafts(trx, source, [], null, shots);
       await scope
         .on(trx)
         .from("sources")
@@ -484,12 +746,16 @@ export class DetectionPipeline {
    * A stored extraction, re-extracted when it was made by an older extractor (so diffs compare like with like); kept
    * as stored when it cannot be re-extracted within the parse budget.
    */
-  private async currentExtraction(snapshot: SnapshotRow, fetchMethod: "http" | "rss"): Promise<Extraction> {
+  private async currentExtraction(snapshot: SnapshotRow, fetchMethod: FetchMethod): Promise<Extraction> {
     if (snapshot.extractor_version === EXTRACTOR_VERSION) return snapshot.extraction;
     try {
       return await this.parser.run("extract", {
         body: snapshot.body,
-        options: { url: snapshot.final_url, contentType: snapshot.content_type, fetchMethod },
+        options: {
+          url: snapshot.final_url,
+          contentType: snapshot.content_type,
+          fetchMethod: extractMethod(fetchMethod),
+        },
       });
     } catch (error) {
       if (error instanceof PageError) return snapshot.extraction;
@@ -575,6 +841,30 @@ async function insertPending(trx: Knex.Transaction, sourceId: string, pending: P
     })
     .onConflict(["source_id", "subject"])
     .merge();
+}
+
+/**
+ * The evidence row of a screenshot: its key in the asset store, the text of the region found (empty for the top of
+ * the page), and where and how large it is.
+ */
+function screenshotEvidence(eventId: string, sourceUrl: string, stored: StoredShot) {
+  const { shot } = stored;
+  return {
+    event_id: eventId,
+    evidence_type: "screenshot",
+    title: shot.region ? "Screenshot of the changed region" : "Screenshot of the top of the page",
+    excerpt: shot.region?.text ?? "",
+    source_url: sourceUrl,
+    asset_object_key: stored.key,
+    metadata_json: JSON.stringify({
+      content_type: "image/png",
+      width: shot.width,
+      height: shot.height,
+      bytes: shot.png.length,
+      page_url: stored.pageUrl,
+      region_found: shot.region !== null,
+    }),
+  };
 }
 
 /** An event to store: its draft and the change it came from. */

@@ -1,9 +1,10 @@
 /**
  * What one look at a competitor's website may cost within one request (docs/product-rules.md#discovery-and-profile):
- * discover-sources and profile fetch the homepage, sitemap.xml, a few child sitemaps and, for profile, up to eight
- * candidate pages, all while the caller waits. Each fetch reads at most PAGE_BYTES and lasts at most FETCH_MS; the
- * request reads at most TOTAL_BYTES in all and starts no fetch after REQUEST_MS. A fetch the budget does not allow
- * is skipped: a sitemap not read means fewer candidates, a candidate not fetched is reported unverified.
+ * discover-sources and profile fetch the homepage, sitemap.xml, a few child sitemaps and up to eight candidate pages
+ * (profile verifies them, discover-sources checks them for JavaScript shells), all while the caller waits. Each fetch
+ * reads at most PAGE_BYTES and lasts at most FETCH_MS; the request reads at most TOTAL_BYTES in all and starts no
+ * fetch after REQUEST_MS. A fetch the budget does not allow is skipped: a sitemap not read means fewer candidates, a
+ * candidate not fetched is reported unverified (and tracked with `http`).
  */
 import { createHttpClient, type FetchPageOptions, type FetchResult, type HttpClient } from "../lib/http-client.js";
 

@@ -9,7 +9,7 @@ import { CompetitorService } from "../competitors/service.js";
 import type { Competitor } from "../competitors/models.js";
 import type { Source } from "../sources/models.js";
 import { truncate } from "../detection/extract/html.js";
-import { pageText, PageError } from "../detection/page-text.js";
+import { mediaType, pageText, PageError } from "../detection/page-text.js";
 import type { ParsePool } from "../detection/parse-pool.js";
 import { ApiError, fromDatabaseError, invalid, type ValidationIssue } from "../http/errors.js";
 import type { Workspace } from "../http/handler.js";
@@ -104,7 +104,21 @@ interface Verification {
   title: string | null;
   /** Visible text, only when asked for (the pricing page's wording). */
   text: string | null;
+  /** The page is an empty JavaScript app shell: it is to be tracked with `fetch_method` `browser`. */
+  shell: boolean;
 }
+
+type FetchMethod = "http" | "rss" | "browser";
+const FETCH_METHODS: readonly string[] = ["http", "rss", "browser"];
+
+/** The method a candidate is tracked with: feeds as feeds, JavaScript shells rendered, other pages over http. */
+function fetchMethodFor(sourceType: SourceType, shell: boolean): FetchMethod {
+  if (sourceType === "rss") return "rss";
+  return shell ? "browser" : "http";
+}
+
+/** Media types a browser lays out as a page, where a JavaScript shell can be; "" when the server did not say. */
+const HTML_TYPES = new Set(["text/html", "application/xhtml+xml", ""]);
 
 export interface DiscoveryDeps {
   /** Where fetched pages are parsed: off the event loop, within the parse budget (src/detection/parse-pool.ts). */
@@ -119,16 +133,27 @@ export class DiscoveryService {
     private readonly deps: DiscoveryDeps,
   ) {}
 
-  /** Creates a source for each candidate whose normalized URL is not tracked yet; returns the sources created. */
+  /**
+   * Creates a source for each candidate whose normalized URL is not tracked yet; returns the sources created. Each
+   * new page candidate is fetched (within the request's budget) to see whether it is a JavaScript shell, which is
+   * then tracked with `fetch_method` `browser` (docs/product-rules.md#javascript-shells).
+   */
   async discover(competitorId: string): Promise<Source[]> {
     const competitor = await new CompetitorService(this.workspace).get(competitorId);
     const tracked = await this.tracked(competitor.id);
-    const survey = await this.withBudget((budget) => this.survey(competitor, tracked, budget));
     const trackedUrls = new Set(tracked.map((source) => source.normalized_url));
+    const { candidates, shells } = await this.withBudget(async (budget) => {
+      const survey = await this.survey(competitor, tracked, budget);
+      const fresh = survey.candidates.filter((candidate) => !trackedUrls.has(candidate.normalized_url));
+      const shells = await mapLimit(fresh, VERIFY_CONCURRENCY, (candidate) =>
+        candidate.source_type === "rss" ? Promise.resolve(false) : this.isShell(candidate.url, budget),
+      );
+      return { candidates: fresh, shells };
+    });
     const created: Source[] = [];
-    for (const candidate of survey.candidates) {
-      if (trackedUrls.has(candidate.normalized_url)) continue;
-      const source = await this.createSource(competitor.id, candidate.url, candidate.source_type);
+    for (const [i, candidate] of candidates.entries()) {
+      const method = fetchMethodFor(candidate.source_type, shells[i]!);
+      const source = await this.createSource(competitor.id, candidate.url, candidate.source_type, method);
       if (source) created.push(source);
     }
     return created;
@@ -171,7 +196,7 @@ export class DiscoveryService {
   async addEnriched(competitorId: string, items: Record<string, unknown>[]): Promise<AddEnrichedSourcesResponse> {
     const competitor = await new CompetitorService(this.workspace).get(competitorId);
     const issues: ValidationIssue[] = [];
-    const wanted: { url: string; normalized: string; source_type: SourceType }[] = [];
+    const wanted: { url: string; normalized: string; source_type: SourceType; fetch_method: FetchMethod }[] = [];
     items.forEach((item, i) => {
       const loc = ["body", "sources", i, "url"];
       const url = typeof item.url === "string" ? item.url.trim() : item.url;
@@ -188,7 +213,13 @@ export class DiscoveryService {
         });
         return;
       }
-      wanted.push({ url, normalized, source_type: toSourceType(item.source_type) });
+      const sourceType = toSourceType(item.source_type);
+      // A recommendation's `fetch_method` (a JavaScript shell's `browser`) is kept; anything else gets the default.
+      const method =
+        typeof item.fetch_method === "string" && FETCH_METHODS.includes(item.fetch_method)
+          ? (item.fetch_method as FetchMethod)
+          : fetchMethodFor(sourceType, false);
+      wanted.push({ url, normalized, source_type: sourceType, fetch_method: method });
     });
     if (issues.length > 0) throw new ApiError(422, issues);
 
@@ -197,7 +228,7 @@ export class DiscoveryService {
     for (const item of wanted) {
       if (seen.has(item.normalized)) continue;
       seen.add(item.normalized);
-      const source = await this.createSource(competitor.id, item.url, item.source_type);
+      const source = await this.createSource(competitor.id, item.url, item.source_type, item.fetch_method);
       if (source) added.push({ id: source.id, source_type: item.source_type, url: source.url });
     }
     return { added: added.length, sources: added };
@@ -312,13 +343,15 @@ export class DiscoveryService {
    * no room for is not verified.
    */
   private async verify(url: string, withText: boolean, budget: FetchBudget): Promise<Verification> {
-    const answered = { verified: true, title: null, text: null };
+    const answered = { verified: true, title: null, text: null, shell: false };
     try {
       const result = await budget.fetchPage(url);
-      if (!result) return { verified: false, title: null, text: null };
+      if (!result) return { verified: false, title: null, text: null, shell: false };
       const body = pageText(result);
       const summary = await this.deps.parser.run("summary", { body, contentType: result.contentType, withText });
-      return { verified: true, ...summary };
+      const shell =
+        HTML_TYPES.has(mediaType(result.contentType)) && (await this.deps.parser.run("shell", { body })).sign !== null;
+      return { verified: true, ...summary, shell };
     } catch (error) {
       if (error instanceof FetchError) return error.kind === "too_large" ? answered : { ...answered, verified: false };
       if (error instanceof PageError) return answered;
@@ -326,13 +359,33 @@ export class DiscoveryService {
     }
   }
 
+  /**
+   * Whether the candidate page is an empty JavaScript app shell (src/detection/js-shell.ts). A page the budget does
+   * not allow, that fails or is not HTML is not one: only a page seen to be a shell is tracked with `browser`.
+   */
+  private async isShell(url: string, budget: FetchBudget): Promise<boolean> {
+    try {
+      const result = await budget.fetchPage(url);
+      if (!result || !HTML_TYPES.has(mediaType(result.contentType))) return false;
+      return (await this.deps.parser.run("shell", { body: pageText(result) })).sign !== null;
+    } catch (error) {
+      if (error instanceof FetchError || error instanceof PageError) return false;
+      throw error;
+    }
+  }
+
   /** A new source with the contract's defaults; null when a concurrent request tracked the same URL first. */
-  private async createSource(competitorId: string, url: string, sourceType: SourceType): Promise<Source | null> {
+  private async createSource(
+    competitorId: string,
+    url: string,
+    sourceType: SourceType,
+    fetchMethod: FetchMethod,
+  ): Promise<Source | null> {
     try {
       return await new SourceService(this.workspace).create(competitorId, {
         url,
         source_type: sourceType,
-        fetch_method: sourceType === "rss" ? "rss" : "http",
+        fetch_method: fetchMethod,
         fetch_frequency_minutes: DEFAULT_FREQUENCY_MINUTES,
       });
     } catch (error) {
@@ -364,12 +417,17 @@ function recommend(candidates: Candidate[], checks: Verification[], tracked: Sou
   const trackedUrls = new Set(tracked.map((source) => source.normalized_url));
   const recommendations: Record<string, unknown>[] = [];
   candidates.forEach((candidate, i) => {
-    if (!checks[i]!.verified || trackedUrls.has(candidate.normalized_url)) return;
+    const check = checks[i]!;
+    if (!check.verified || trackedUrls.has(candidate.normalized_url)) return;
     recommendations.push({
       type: "track_source",
       source_type: candidate.source_type,
       url: candidate.url,
-      reason: `${describe(candidate)}; reachable and not tracked yet`,
+      // Shaped like an add-enriched-sources item: a JavaScript shell is proposed with `browser`.
+      fetch_method: fetchMethodFor(candidate.source_type, check.shell),
+      reason: check.shell
+        ? `${describe(candidate)}; reachable and not tracked yet; its content is drawn by JavaScript, so it is to be tracked with fetch_method browser`
+        : `${describe(candidate)}; reachable and not tracked yet`,
     });
   });
   const knownTypes = new Set<string>([

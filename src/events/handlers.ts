@@ -6,6 +6,12 @@ export const eventHandlers: AreaHandlers = {
 
   getEvent: async (ctx) => ctx.reply.okJson(await new EventService(workspaceOf(ctx)).detailJson(ctx.path.event_id)),
 
+  getEventScreenshot: async (ctx) =>
+    ctx.reply.okBytes(
+      await new EventService(workspaceOf(ctx)).screenshot(ctx.path.event_id, ctx.services.detection.assets),
+      "image/png",
+    ),
+
   updateEventStatus: async (ctx) =>
     ctx.reply.ok(await new EventService(workspaceOf(ctx)).setStatus(ctx.path.event_id, ctx.query.status)),
 

@@ -6,6 +6,7 @@
 import type { Knex } from "knex";
 import { isoTimestamp, likeLiteral } from "../db/sql.js";
 import { notFound } from "../http/errors.js";
+import type { AssetStore } from "../lib/asset-store.js";
 import type { JsonText, Workspace } from "../http/handler.js";
 import type { EventStatus, QueryOf, Schemas } from "../http/schemas.js";
 import { limitsOf } from "../workspaces/plans.js";
@@ -97,6 +98,27 @@ export class EventService {
     );
     if (rows.length === 0) throw notFound("Event");
     return rows[0]!.json;
+  }
+
+  /**
+   * The PNG of the event's screenshot evidence (docs/product-rules.md#screenshots), read from the asset store; a 404
+   * when the event is not the workspace's (or is past the plan's history), has no screenshot, or its file is gone.
+   */
+  async screenshot(eventId: string, assets: AssetStore | null): Promise<Buffer> {
+    const { rows } = await this.workspace.scope.raw<{ asset_object_key: string }>(
+      `SELECT v.asset_object_key FROM events e
+       JOIN evidence v ON v.event_id = e.id
+       WHERE e.id = :event_id AND e.workspace_id = :workspace_id
+         AND e.detected_at >= now() - make_interval(days => :history_days)
+         AND v.evidence_type = 'screenshot' AND v.asset_object_key IS NOT NULL
+       ORDER BY v.created_at, v.id
+       LIMIT 1`,
+      { event_id: eventId, history_days: this.historyDays },
+    );
+    const key = rows[0]?.asset_object_key;
+    const png = key && assets ? await assets.get(key) : null;
+    if (!png) throw notFound("Screenshot");
+    return png;
   }
 
   async setStatus(eventId: string, status: EventStatus): Promise<Schemas["EventStatusResult"]> {

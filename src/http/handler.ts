@@ -125,6 +125,8 @@ export interface ReplyBuilder<Op extends OperationId> {
   okJson(json: JsonText<JsonAt<Op, 200>>): ReplyOf<Op>;
   /** 200 with a document of another content type (an HTML page). */
   okText(body: string, contentType: string): ReplyOf<Op>;
+  /** 200 with binary content of another content type (a PNG screenshot). */
+  okBytes(body: Buffer, contentType: string): ReplyOf<Op>;
   created(body: Wire<JsonAt<Op, 201>>): ReplyOf<Op>;
   accepted(body: Wire<JsonAt<Op, 202>>): ReplyOf<Op>;
   noContent(...nothing: 204 extends SuccessStatus<Op> ? [] : [never]): ReplyOf<Op>;
@@ -135,6 +137,7 @@ export const REPLY_BUILDER: ReplyBuilder<OperationId> = {
   ok: (body) => ({ status: 200, body }) as never,
   okJson: (json) => ({ status: 200, json }) as never,
   okText: (body, contentType) => ({ status: 200, body, contentType }) as never,
+  okBytes: (body, contentType) => ({ status: 200, body, contentType }) as never,
   created: (body) => ({ status: 201, body }) as never,
   accepted: (body) => ({ status: 202, body }) as never,
   noContent: () => ({ status: 204 }) as never,

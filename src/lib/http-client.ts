@@ -421,7 +421,7 @@ class UndiciHttpClient implements HttpClient {
   }
 }
 
-function parseTarget(raw: string): URL {
+export function parseTarget(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -432,14 +432,14 @@ function parseTarget(raw: string): URL {
   return url;
 }
 
-function assertSupportedScheme(url: URL): void {
+export function assertSupportedScheme(url: URL): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new FetchError("invalid_url", `unsupported URL scheme ${url.protocol}`);
   }
 }
 
 /** Host as shown in messages: no port, no IPv6 brackets ("HTTP 503 from example.com"). */
-function hostLabel(url: URL): string {
+export function hostLabel(url: URL): string {
   return normaliseHostname(url.hostname);
 }
 
@@ -473,7 +473,7 @@ function flattenHeaders(headers: Dispatcher.ResponseData["headers"]): Record<str
 }
 
 /** Discards an unwanted body; a large one closes the connection instead of being read to the end. */
-async function drain(body: Dispatcher.ResponseData["body"]): Promise<void> {
+export async function drain(body: Dispatcher.ResponseData["body"]): Promise<void> {
   try {
     await body.dump({ limit: DRAIN_LIMIT });
   } catch {
@@ -485,13 +485,13 @@ async function drain(body: Dispatcher.ResponseData["body"]): Promise<void> {
  * Stops a transfer we no longer want (undici then closes the connection). Destroying an unfinished undici body emits
  * an abort error; nobody is listening any more, so it is swallowed here instead of crashing the process.
  */
-function abandon(stream: Readable): void {
+export function abandon(stream: Readable): void {
   stream.on("error", () => {});
   stream.destroy();
 }
 
 /** Error, its `cause` chain and AggregateError members (Node's family racing reports one error per address). */
-function errorChain(error: unknown): unknown[] {
+export function errorChain(error: unknown): unknown[] {
   const seen: unknown[] = [];
   const queue: unknown[] = [error];
   while (queue.length > 0 && seen.length < 20) {

@@ -10,7 +10,7 @@ export class Source extends BaseModel {
   url!: string;
   normalized_url!: string;
   source_type!: SourceType;
-  fetch_method!: "http" | "rss";
+  fetch_method!: Schemas["FetchMethod"];
   fetch_frequency_minutes!: number;
   is_active!: boolean;
   error_message!: string | null;

@@ -93,6 +93,16 @@ export class SourceService {
       patch.normalized_url = normalized;
     }
     if (Object.keys(patch).length === 0) return source;
+    if (input.fetch_method != null && input.fetch_method !== source.fetch_method) {
+      // Read another way (rendered instead of raw, say), the page is not comparable with its last snapshot: what
+      // rendering adds would be reported as changes. The next fetch starts a new baseline, and changes waiting for
+      // confirmation are dropped with the old one (docs/product-rules.md#competitors-and-sources).
+      return this.workspace.scope.transaction(async (scope) => {
+        await scope.from("sources").where({ id }).update({ last_snapshot_id: null, etag: null, last_modified: null });
+        await scope.db("pending_changes").where({ source_id: id }).delete();
+        return source.$query(scope.db).patchAndFetch(patch);
+      });
+    }
     return source.$query(this.workspace.scope.db).patchAndFetch(patch);
   }
 

@@ -201,7 +201,7 @@ describe("pricing plans from JSON-LD", () => {
          "priceSpecification":{"@type":"UnitPriceSpecification","price":49,"priceCurrency":"USD","unitText":"MONTH"}}
       ]</script>`);
     expect(summary(pricing)).toEqual([
-      // lowPrice 19 / highPrice 99 is a range: which one a plan costs is not said, so no amount (issue 15).
+      // lowPrice 19 / highPrice 99 is a range: which one a plan costs is not said, so no amount (docs/real-pages.md#structured-data).
       { name: "Acme CLI", amount: null, currency: null, period: null, is_free: false, origin: "jsonld" },
       { name: "Cloud", amount: 49, currency: "USD", period: "month", is_free: false, origin: "jsonld" },
     ]);
