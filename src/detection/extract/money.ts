@@ -131,24 +131,58 @@ const FORM_CODES = new Map(CURRENCY_FORMS);
 /** The currencies with three decimals (KWD, BHD, OMR…), where "423.923" is a price, not a thousand. */
 const THREE_DECIMALS = new Set(ISO_CODES.filter((code) => currencyCodes.code(code)?.digits === 3));
 
-const escapeRe = (s: string): string => s.replace(/[$()*+.?[\\\]^{|}]/g, "\\$&");
-/** Letter-only forms must stand alone ("kr" not in "kroner", "Rs" not in "Rss"); symbols need no boundary. */
-const formPattern = (form: string): string =>
-  /^\p{L}/u.test(form) ? `(?<!\\p{L})${escapeRe(form)}${/\p{L}$/u.test(form) ? "(?!\\p{L})" : ""}` : escapeRe(form);
-const ALL_FORMS = [
+/** Every written form a currency is read from: the table's, the ISO codes, and the caseless codes as pages write them. */
+const ALL_FORMS = new Set([
   ...CURRENCY_FORMS.map(([form]) => form),
   ...ISO_CODES,
   ...CASELESS.map((code) => code.toLowerCase()),
   ...CASELESS.map((code) => code[0] + code.slice(1).toLowerCase()),
-]
-  .filter((form, i, all) => all.indexOf(form) === i)
-  // Longest first, so "US$" is not read as "$" and "руб." not as "руб".
-  .sort((a, b) => b.length - a.length);
-const CURRENCY_SOURCE = `(?:${ALL_FORMS.map(formPattern).join("|")})`;
-/** A currency right before a number: "$49", "US$:12.99", "EUR 49". */
-const CURRENCY_BEFORE = new RegExp(`(${CURRENCY_SOURCE})\\s?:?\\s?$`, "u");
-/** A currency right after a number: "49 €", "2 999,00 Kč", "3 100р.". */
-const CURRENCY_AFTER = new RegExp(`^\\s?(${CURRENCY_SOURCE})`, "u");
+]);
+const LONGEST_FORM = Math.max(...[...ALL_FORMS].map((form) => form.length));
+const isLetter = (char: string | undefined): boolean => char !== undefined && /\p{L}/u.test(char);
+const FORM_START = /^[\p{L}\p{Sc}]$/u;
+const FORM_END = /^[\p{L}\p{Sc}.]$/u;
+
+/** A currency written next to a number, and how many characters it takes there (spaces and a colon included). */
+interface WrittenCurrency {
+  form: string;
+  length: number;
+}
+
+/**
+ * The currency right before the number at `at`: "$49", "US$:12.99", "EUR 49". The longest form that ends where the
+ * number's prefix ends wins ("US$" over "$"); a form of letters must stand alone ("kr" not the end of "Mark").
+ * Looked up in a set over the few characters before the number: a regex alternation of every form cost a quarter of
+ * a page's extraction on the hostile corpus.
+ */
+function currencyBefore(text: string, at: number): WrittenCurrency | null {
+  const gap = /\s?:?\s?$/.exec(text.slice(Math.max(0, at - 3), at))![0].length;
+  const end = at - gap;
+  // Every form ends in a letter, a currency sign or a dot: most numbers ("2026-01-02") stop here.
+  if (!FORM_END.test(text[end - 1] ?? "")) return null;
+  for (let length = Math.min(LONGEST_FORM, end); length >= 1; length--) {
+    const form = text.slice(end - length, end);
+    if (!ALL_FORMS.has(form)) continue;
+    if (isLetter(form[0]) && isLetter(text[end - length - 1])) continue;
+    if (isLetter(form.at(-1)) && isLetter(text[end])) continue;
+    return { form, length: length + gap };
+  }
+  return null;
+}
+
+/** The currency right after a number ending at `end`: "49 €", "2 999,00 Kč", "3 100р."; the longest form wins. */
+function currencyAfter(text: string, end: number): WrittenCurrency | null {
+  const gap = text[end] === " " ? 1 : 0;
+  const start = end + gap;
+  if (!FORM_START.test(text[start] ?? "")) return null;
+  for (let length = Math.min(LONGEST_FORM, text.length - start); length >= 1; length--) {
+    const form = text.slice(start, start + length);
+    if (!ALL_FORMS.has(form)) continue;
+    if (isLetter(form.at(-1)) && isLetter(text[start + length])) continue;
+    return { form, length: length + gap };
+  }
+  return null;
+}
 
 /** The ISO code of a written currency ("€" → EUR, "pln" → PLN), null when unknown or when the form does not say. */
 export function currencyCode(form: string | null | undefined): string | null {
@@ -278,7 +312,8 @@ interface Amount {
   /** Where the amount (with its currency) starts and ends in the text. */
   start: number;
   end: number;
-  reading: NumberReading;
+  /** How the number reads; computed only for the amount a price is taken from (most numbers on a page are not). */
+  reading: () => NumberReading;
   currency: string | null;
   /** A currency was written next to the number (null code: a currency, but not which). */
   hasCurrency: boolean;
@@ -298,30 +333,30 @@ function amountsIn(text: string): Amount[] {
     let token = m[0];
     const at = m.index!;
     let after = text.slice(at + token.length, at + token.length + 16);
-    const currencyBefore = CURRENCY_BEFORE.exec(text.slice(Math.max(0, at - 12), at));
+    const written = currencyBefore(text, at);
     // A code that is also a word ("ALL 3 plans") counts only after the number.
-    const beforeForm = currencyBefore && !WORD_CODES.has(currencyBefore[1]!) ? currencyBefore : null;
-    let currencyAfter = CURRENCY_AFTER.exec(after);
+    const beforeForm = written && !WORD_CODES.has(written.form) ? written : null;
+    let afterForm = currencyAfter(text, at + token.length);
     // No price has forty digits and separators; a run that long is not read (nor split up: it is no price).
     let ambiguous: string | null = token.length > 40 ? "a number too long to be a price" : null;
     // Grouping spaces are trusted only where the number plainly ends ("120 000 000", "9 800 Kč", "1 139,00").
     // After a currency, "$49 100 users" is 49 for 100 users; without one, "6 300 X" is not read either way.
-    if (/\d [\d]{3}/.test(token) && !currencyAfter && !/[.,]\d+$/.test(token) && !ENDS_HERE.test(after)) {
+    if (/\d [\d]{3}/.test(token) && !afterForm && !/[.,]\d+$/.test(token) && !ENDS_HERE.test(after)) {
       if (beforeForm) {
         token = token.slice(0, token.indexOf(" "));
         after = text.slice(at + token.length, at + token.length + 16);
-        currencyAfter = CURRENCY_AFTER.exec(after);
+        afterForm = currencyAfter(text, at + token.length);
       } else ambiguous = `"${token}" may be one number or two`;
     }
     // "1 2345 €": a digit group right before that does not group with this one; which number is meant is unclear.
     if (!beforeForm && /\d[ '’ʼ]$/.test(text.slice(0, at)))
       ambiguous = `"${text.slice(Math.max(0, at - 4), at)}${token}" is not one number`;
     // "$119. 95" is a price only where it ends: "Plans 10, 20 and 30" is not 10.20.
-    if (/[.,] \d{2}$/.test(token) && !currencyAfter && !ENDS_HERE.test(after)) ambiguous = `"${token}" is a list`;
+    if (/[.,] \d{2}$/.test(token) && !afterForm && !ENDS_HERE.test(after)) ambiguous = `"${token}" is a list`;
     if (MAGNITUDE_AFTER.test(after)) continue;
     let end = at + token.length;
-    if (!beforeForm && currencyAfter) {
-      end += currencyAfter[0].length;
+    if (!beforeForm && afterForm) {
+      end += afterForm.length;
       // "35€ 99", "1250€ 60": the cents after the sign.
       const cents = /^\s?(\d{2})(?![\d.,])/.exec(text.slice(end));
       if (cents && !/[.,]/.test(token) && ENDS_HERE.test(text.slice(end + cents[0].length))) {
@@ -331,12 +366,12 @@ function amountsIn(text: string): Amount[] {
     }
     // "$49+": a threshold ("orders over"), or a floor with no price stated.
     if (/^\+/.test(text.slice(end))) ambiguous = `"${text.slice(at, end + 1)}" is a threshold`;
-    const form = beforeForm?.[1] ?? currencyAfter?.[1] ?? null;
+    const form = beforeForm?.form ?? afterForm?.form ?? null;
     const currency = currencyCode(form);
     out.push({
-      start: beforeForm ? at - beforeForm[0].length : at,
+      start: beforeForm ? at - beforeForm.length : at,
       end,
-      reading: ambiguous ? { ambiguous } : readNumber(token, currency),
+      reading: ambiguous ? () => ({ ambiguous }) : () => readNumber(token, currency),
       currency,
       hasCurrency: form !== null,
     });
@@ -427,8 +462,9 @@ function insideBrackets(text: string, index: number): boolean {
 }
 
 function priceAt(text: string, amount: Amount, all: Amount[]): ParsedPrice | null {
-  if (!("decimal" in amount.reading)) return null;
-  const value = exactNumber(amount.reading.decimal);
+  const reading = amount.reading();
+  if (!("decimal" in reading)) return null;
+  const value = exactNumber(reading.decimal);
   if (value === null) return null;
   // The period is in the words after the price, up to the next amount.
   const next = all.find((a) => a.start >= amount.end);
