@@ -49,6 +49,6 @@ EXPOSE 8000
 # Start-up migrates the database and compiles the sources with tsx: allow a minute before failures count.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=4 \
   CMD node -e "const e=process.env,w=e.ROLE==='worker',p=w?e.METRICS_PORT:e.PORT||8000;if(w&&!p)process.exit(0);fetch('http://127.0.0.1:'+p+(w?'/metrics':'/health'),{headers:w&&e.METRICS_TOKEN?{authorization:'Bearer '+e.METRICS_TOKEN}:{},signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# `npm start` is `tsx src/main.ts`, but neither npm nor the tsx CLI hands SIGTERM to the service's own handler (it
-# stops without draining); node with tsx's loader is the same program as one process that receives signals itself.
+# `npm start` execs the same command (npm's shell replaced by node, so a SIGTERM to npm reaches the service's handler
+# and it drains; the tsx CLI it ran before stopped the service without draining). The image runs it without npm.
 CMD ["node", "--import", "tsx", "src/main.ts"]
