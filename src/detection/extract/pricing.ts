@@ -171,6 +171,9 @@ const PRICE_CLASS_RE = /price|amount|cost/i;
 const CARD_CLASS_RE = /plan|pricing|tier|package|card/i;
 const NAME_TOKEN_RE = /^(?:.*[-_])?(?:name|title|heading)$/i;
 const BADGE_CLASS_RE = /badge|tag|pill|ribbon|label|popular|recommended|chip|flag/i;
+/** Permalink anchors that documentation themes put inside headings (mkdocs' `¶`, `#`, `§`): not part of a name. */
+const PERMALINK_CLASS_RE = /headerlink|anchor|permalink/i;
+const PERMALINK_TEXT_RE = /\s*[¶§#🔗]+$/u;
 /** A card is never the page itself. */
 const PAGE_TAGS = new Set(["html", "body", "main"]);
 /** Section headings that are not plans ("Compare plans", "Frequently asked questions"). */
@@ -181,18 +184,22 @@ function isNameCandidate(el: Element): boolean {
   return isHeading(el) || classTokens(el).some((token) => NAME_TOKEN_RE.test(token));
 }
 
-/** Plan name: the heading text without badges ("Pro Most popular" → "Pro"). */
+/** Plan name: the heading text without badges ("Pro Most popular" → "Pro") and permalink anchors ("Pro ¶" → "Pro"). */
 function nameText(el: Element): string {
   const parts: string[] = [];
   const stack: AnyNode[] = [el];
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (node.type === "text") parts.push((node as { data: string }).data);
-    else if (isElement(node) && (node === el || !BADGE_CLASS_RE.test(node.attribs.class ?? ""))) {
+    else if (
+      isElement(node) &&
+      (node === el ||
+        (!BADGE_CLASS_RE.test(node.attribs.class ?? "") && !PERMALINK_CLASS_RE.test(node.attribs.class ?? "")))
+    ) {
       for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
     }
   }
-  return collapse(parts.join(" "));
+  return collapse(parts.join(" ")).replace(PERMALINK_TEXT_RE, "");
 }
 
 function plausibleName(name: string): boolean {
