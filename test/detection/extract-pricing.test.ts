@@ -368,3 +368,19 @@ describe("plans, add-ons and usage meters; list and promotional prices", () => {
     ]);
   });
 });
+
+describe("blocks that hold prices without being offers", () => {
+  it("reads no plan from 'Others also viewed', reviews or a newsletter box beside the plan cards", () => {
+    const { pricing } = html(`<main>
+      <div class="plans">
+        <div class="plan"><h3>Basic</h3><p class="price">$9/month</p></div>
+        <div class="plan"><h3>Team</h3><p class="price">$29/month</p></div>
+      </div>
+      <div class="row">
+        <div class="box"><h3>Others also viewed</h3><p class="price">$60</p></div>
+        <div class="box"><h3>Customer reviews</h3><p class="price">$26</p></div>
+        <div class="box"><h3>Newsletter</h3><p>Get $5 off your first order</p></div>
+      </div></main>`);
+    expect(pricing.map((plan) => plan.name)).toEqual(["Basic", "Team"]);
+  });
+});

@@ -176,9 +176,13 @@ const PERMALINK_CLASS_RE = /headerlink|anchor|permalink/i;
 const PERMALINK_TEXT_RE = /\s*[¶§#🔗]+$/u;
 /** A card is never the page itself. */
 const PAGE_TAGS = new Set(["html", "body", "main"]);
-/** Section headings that are not plans ("Compare plans", "Frequently asked questions"). */
+/**
+ * Section headings that are not plans ("Compare plans", "Frequently asked questions"), and the blocks of shop and
+ * home pages that hold prices without being offers ("Others also viewed", "Customer reviews", "Newsletter": seen on
+ * the saved real shop pages of test/fixtures/real-pages/structured-data/).
+ */
 const NOT_A_PLAN_RE =
-  /\b(?:plans|pricing|prices|compare|comparison|faqs?|frequently|questions|features)\b|^add-?ons?$/i;
+  /\b(?:plans|pricing|prices|compare|comparison|faqs?|frequently|questions|features|newsletter|reviews?|ratings?|also\s+(?:viewed|bought|like)|recently\s+viewed|related|recommended\s+for\s+you|your\s+(?:cart|basket|bag)|shipping|delivery)\b|^add-?ons?$/i;
 
 function isNameCandidate(el: Element): boolean {
   return isHeading(el) || classTokens(el).some((token) => NAME_TOKEN_RE.test(token));
