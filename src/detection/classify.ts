@@ -993,8 +993,15 @@ function narrativeEvents(diff: SnapshotDiff, context: ClassifyContext): EventDra
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Event drafts for one diff of one source; empty when nothing in the diff is worth an event. */
+/**
+ * The sources whose prices are the competitor's offers: its pricing page, homepage, docs and other pages. On a blog,
+ * news, press, changelog, careers, feed, social or reviews page a price is something written about (a product
+ * roundup, a release note), and its change is no pricing event (docs/product-rules.md#classification).
+ */
+const PRICING_SOURCES = new Set(["pricing", "homepage", "docs", "other"]);
+
 export function classify(diff: SnapshotDiff, context: ClassifyContext): EventDraft[] {
-  const pricing = [...diff.pricing]
+  const pricing = (PRICING_SOURCES.has(context.sourceType) ? [...diff.pricing] : [])
     .sort((a, b) => compare(a.key, b.key))
     .map((change) => pricingEvent(change, context))
     .filter((e): e is EventDraft => e !== null);

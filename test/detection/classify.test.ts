@@ -833,3 +833,18 @@ describe("classify: add-ons, usage meters and promotions", () => {
     expect(diffExtractions(stored, promoted).pricing).toMatchObject([{ kind: "changed", fields: ["promo_amount"] }]);
   });
 });
+
+describe("classify: where prices are offers", () => {
+  it("makes pricing events from pricing, homepage, docs and other pages only, not from pages that write about prices", () => {
+    const change = () => priceChange({ amount: 5999 }, { amount: 6999 }, "Mac Pro");
+    for (const sourceType of ["pricing", "homepage", "docs", "other"]) {
+      expect(classify(change(), { ...PRICING, sourceType }).map((event) => event.event_type)).toEqual([
+        "pricing_change",
+      ]);
+    }
+    // A product roundup on a blog or in the news, a release note, a job ad: the prices are written about, not offered.
+    for (const sourceType of ["blog", "news", "press", "changelog", "careers", "rss", "social", "reviews"]) {
+      expect(classify(change(), { ...PRICING, sourceType })).toEqual([]);
+    }
+  });
+});
