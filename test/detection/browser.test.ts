@@ -141,8 +141,9 @@ describe("the renderer", () => {
     expect((error as Error).message).toBe(
       "page did not finish rendering within 3 s (a script that never ends or a resource that never arrives)",
     );
-    // The budget plus the time to close the page, with room for a busy machine.
-    expect(elapsed).toBeLessThan(3_000 + 7_000);
+    // The budget plus the time to close the page, with room for a slow CI machine; still well short of never.js's
+    // 30 s and of a loop that never ends, so a budget that is not enforced fails here.
+    expect(elapsed).toBeLessThan(3_000 + 17_000);
   });
 
   it("fails a page whose script sends it to a refused address, rather than reading the browser's error page", async () => {
