@@ -203,6 +203,11 @@ export function currencyCode(form: string | null | undefined): string | null {
  */
 const NUMBER_RE = /(?<![\d.,])\d+(?:(?:[.,]|[ '’ʼ](?=\d{3}(?!\d))|[.,] (?=\d{2}(?![\d.,])))\d+)*/g;
 
+/** The number tokens of a text as the price parser cuts them (offers.ts reads structured values with it). */
+export function numberTokens(text: string): string[] {
+  return text.match(NUMBER_RE) ?? [];
+}
+
 /** What a number token reads as: an exact decimal ("1299.00", "0.0004"), or why it cannot be read. */
 type NumberReading = { decimal: string } | { ambiguous: string } | { invalid: true };
 

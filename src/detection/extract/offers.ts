@@ -27,7 +27,8 @@ import {
   type JsonObject,
 } from "./jsonld.js";
 import { readMicrodata } from "./microdata.js";
-import { currencyCode as writtenCurrency, parseAmount, parsePrice } from "./money.js";
+import { currencyCode as writtenCurrency, numberTokens, parseAmount, parsePrice } from "./money.js";
+import { makePlan } from "./plan.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Reading
@@ -76,14 +77,6 @@ export function readProductMeta($: CheerioAPI): [string, string][] {
 // ---------------------------------------------------------------------------------------------------------------
 // Amounts, currencies, periods
 
-/** Names that say a plan is free whatever its price field says (the rule of pricing.ts's makePlan). */
-const FREE_NAME_RE = /^free(?:\s+(?:plan|tier))?$/i;
-/**
- * A number as written in a value: digits with the separators locales group and split them with; a space or an
- * apostrophe groups only before exactly three digits ("24 990", "1'049"), as money.ts reads them.
- */
-const NUMBER_TOKEN_RE = /(?<![\d.,])\d+(?:(?:[.,]|[ '’ʼ\u00a0\u202f\u2009](?=\d{3}(?!\d)))\d+)*/g;
-
 /**
  * An amount as published: a JSON number is kept exactly (0.0004 stays 0.0004); a string is read with the shared
  * price-string parser's number rules (money.ts: "119.99", "26,00 €", "$509.990", and "1.299" as a thousand, as a
@@ -98,7 +91,7 @@ export function amountOf(value: unknown, currency: string | null = null): number
   const text = collapse(value);
   if (/^free$/i.test(text)) return 0;
   if (/(?:^|[^\d])-\s?\d/.test(text)) return null;
-  const tokens = text.match(NUMBER_TOKEN_RE) ?? [];
+  const tokens = numberTokens(text);
   if (tokens.length === 0) return null;
   let amount: number | null = null;
   for (const token of tokens) {
@@ -318,19 +311,9 @@ const PRODUCT_LIKE = [
 /** Private-use characters: icon-font glyphs (usedvictoria.com's heart icon inside an itemprop="name"), never text. */
 const ICON_GLYPHS_RE = /[\ue000-\uf8ff]/g;
 
-function makePlan(name: string, price: Price): PricingPlan {
-  const cleanName = collapse(name.replace(ICON_GLYPHS_RE, " "));
-  return {
-    // The key rule of pricing.ts's planKey: a structured plan and a card of the same name are one plan.
-    key: cleanName.toLowerCase(),
-    name: cleanName,
-    amount: price.amount,
-    currency: price.amount === null ? null : price.currency,
-    period: price.amount === null ? null : price.period,
-    is_free: price.amount === 0 || FREE_NAME_RE.test(cleanName),
-    origin: "jsonld",
-    features: [],
-  };
+/** A structured-data plan (origin "jsonld"), its name without icon-font glyphs. */
+function structuredPlan(name: string, price: Price): PricingPlan {
+  return makePlan(name.replace(ICON_GLYPHS_RE, " "), price, "jsonld", []);
 }
 
 interface OfferContext {
@@ -377,7 +360,7 @@ function planFromOffer(ld: JsonLd, { offer, holder, currency: inherited }: Offer
   const specPeriods = [...new Set(paid.map(periodOf).filter((p) => p !== null))];
   const period =
     (spec ? periodOf(spec) : null) ?? (specPeriods.length === 1 ? specPeriods[0]! : null) ?? periodOf(offer);
-  return makePlan(name, { amount, currency, period });
+  return structuredPlan(name, { amount, currency, period });
 }
 
 /** Whether a node publishes offers of its own. */
@@ -445,7 +428,7 @@ function mergeByKey(plans: PricingPlan[]): PricingPlan[] {
     if (distinct.length === 1) return priced[0]!;
     const periods = distinct.map((plan) => plan.period);
     if (periods.every((p) => p !== null) && new Set(periods).size === distinct.length) return priced[0]!;
-    return makePlan(group[0]!.name, { amount: null, currency: null, period: null });
+    return structuredPlan(group[0]!.name, { amount: null, currency: null, period: null });
   });
 }
 
@@ -491,7 +474,7 @@ export function pricingFromMeta(meta: [string, string][]): PricingPlan[] {
   const currency = currencies[0] ?? null;
   const amounts = [...new Set(raw.map((value) => amountOf(value, currency)))];
   const amount = amounts.length === 1 ? amounts[0]! : null;
-  return [makePlan(name, { amount, currency, period: null })];
+  return [structuredPlan(name, { amount, currency, period: null })];
 }
 
 /**

@@ -22,41 +22,7 @@ import type { JsonLd } from "./jsonld.js";
 import { maskVolatile } from "./mask.js";
 import { firstPriceIndex, parsePrice, usageUnit, type ParsedPrice } from "./money.js";
 import { pricingFromStructuredData } from "./offers.js";
-
-export function planKey(name: string): string {
-  return collapse(name).toLowerCase();
-}
-
-/** How a card or token was read beyond its price: what it is, and a promotion beside its list price. */
-interface Reading {
-  kind: PriceKind;
-  promoAmount: number | null;
-}
-
-const PLAIN: Reading = { kind: "plan", promoAmount: null };
-
-function makePlan(
-  name: string,
-  price: ParsedPrice,
-  origin: PricingPlan["origin"],
-  features: string[],
-  reading: Reading = PLAIN,
-): PricingPlan {
-  const cleanName = collapse(name);
-  return {
-    key: planKey(cleanName),
-    name: cleanName,
-    amount: price.amount,
-    currency: price.amount === null ? null : price.currency,
-    period: price.amount === null ? null : price.period,
-    is_free: price.isFree || price.amount === 0 || /^free(?:\s+(?:plan|tier))?$/i.test(cleanName),
-    origin,
-    features,
-    // Written only when they say something, so a plain plan's stored shape is what it was before they existed.
-    ...(reading.kind !== "plan" ? { kind: reading.kind } : {}),
-    ...(reading.promoAmount !== null && price.amount !== null ? { promo_amount: reading.promoAmount } : {}),
-  };
-}
+import { makePlan, planKey } from "./plan.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Add-ons, usage meters and promotions

@@ -1,0 +1,45 @@
+/**
+ * One priced record, however it was read (structured data in offers.ts, cards and tokens in pricing.ts): its key,
+ * name and the free rule are the same, so a structured plan and a card of the same name are one plan.
+ */
+import type { PriceKind, PricingPlan } from "../types.js";
+import { collapse } from "./html.js";
+import type { ParsedPrice } from "./money.js";
+
+export function planKey(name: string): string {
+  return collapse(name).toLowerCase();
+}
+
+/** What a record is beyond its price (plan, add-on, usage meter), and a promotion beside its list price. */
+export interface Reading {
+  kind: PriceKind;
+  promoAmount: number | null;
+}
+
+const PLAIN: Reading = { kind: "plan", promoAmount: null };
+
+/** A plan named "Free" (or "Free plan", "Free tier") is free whatever its price field says. */
+const FREE_NAME_RE = /^free(?:\s+(?:plan|tier))?$/i;
+
+export function makePlan(
+  name: string,
+  price: Pick<ParsedPrice, "amount" | "currency" | "period"> & { isFree?: boolean },
+  origin: PricingPlan["origin"],
+  features: string[],
+  reading: Reading = PLAIN,
+): PricingPlan {
+  const cleanName = collapse(name);
+  return {
+    key: planKey(cleanName),
+    name: cleanName,
+    amount: price.amount,
+    currency: price.amount === null ? null : price.currency,
+    period: price.amount === null ? null : price.period,
+    is_free: price.isFree === true || price.amount === 0 || FREE_NAME_RE.test(cleanName),
+    origin,
+    features,
+    // Written only when they say something, so a plain plan's stored shape is what it was before they existed.
+    ...(reading.kind !== "plan" ? { kind: reading.kind } : {}),
+    ...(reading.promoAmount !== null && price.amount !== null ? { promo_amount: reading.promoAmount } : {}),
+  };
+}
