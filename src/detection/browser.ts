@@ -13,6 +13,7 @@
  */
 import { createServer, type Server } from "node:net";
 import type { Browser, BrowserContext } from "playwright-core";
+import { Slots } from "../lib/slots.js";
 
 /** Pages rendering at once per process: Chromium is the heaviest thing a worker runs, and the machines have 2 cores. */
 export const PAGES_AT_ONCE = 2;
@@ -103,10 +104,10 @@ export class BrowserPool {
   private browser: Promise<Browser> | null = null;
   private current: Browser | null = null;
   private rendered = 0;
-  private open = 0;
+  /** The PAGES_AT_ONCE places pages are rendered in. */
+  private readonly slots = new Slots(PAGES_AT_ONCE);
   /** Pages each browser is serving now. */
   private readonly leases = new Map<Browser, number>();
-  private readonly waiting: (() => void)[] = [];
   private closed = false;
   /** Backstop of the network rule (src/detection/render.ts): a proxy that refuses every connection. */
   private refusing: RefusingProxy | null = null;
@@ -222,30 +223,11 @@ export class BrowserPool {
   }
 
   private async takeSlot(): Promise<void> {
-    if (this.open < PAGES_AT_ONCE) {
-      this.open += 1;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        const index = this.waiting.indexOf(wake);
-        if (index >= 0) this.waiting.splice(index, 1);
-        reject(new BrowserBusyError());
-      }, SLOT_WAIT_MS);
-      timer.unref();
-      this.waiting.push(wake);
-    });
+    if (!(await this.slots.acquire(SLOT_WAIT_MS))) throw new BrowserBusyError();
   }
 
   private freeSlot(): void {
-    const next = this.waiting.shift();
-    // The place passes straight to the next waiter.
-    if (next) next();
-    else this.open -= 1;
+    this.slots.release();
   }
 }
 
