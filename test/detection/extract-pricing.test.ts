@@ -18,6 +18,16 @@ const summary = (plans: PricingPlan[]) =>
     origin,
   }));
 
+/** What each record is and what it costs, in page order. */
+const kinds = (plans: PricingPlan[]) =>
+  plans.map(({ name, amount, period, kind, promo_amount }) => ({
+    name,
+    amount,
+    period,
+    kind: kind ?? "plan",
+    promo: promo_amount ?? null,
+  }));
+
 describe("pricing plans from plan cards", () => {
   it("reads the three cards of pricing-v1 with names, amounts, currency, period and features", () => {
     const { pricing } = html(fixture("pricing-v1.html"));
@@ -299,16 +309,6 @@ describe("price tokens", () => {
 });
 
 describe("plans, add-ons and usage meters; list and promotional prices", () => {
-  /** What each record is and what it costs, in page order. */
-  const kinds = (plans: PricingPlan[]) =>
-    plans.map(({ name, amount, period, kind, promo_amount }) => ({
-      name,
-      amount,
-      period,
-      kind: kind ?? "plan",
-      promo: promo_amount ?? null,
-    }));
-
   it("tells plan cards from the add-ons and usage meters sold beside them, and keeps all of them", () => {
     const { pricing } = html(`<main>
       <h1>Pricing</h1>
@@ -366,6 +366,61 @@ describe("plans, add-ons and usage meters; list and promotional prices", () => {
       { name: "Growth", amount: 39, period: "month", kind: "plan", promo: 39 },
       { name: "Scale", amount: 99, period: "month", kind: "plan", promo: null },
     ]);
+  });
+  it("finds a struck list price by an inline line-through or an underscored class, its currency in a sibling", () => {
+    // GitHub's 2023 cards: `<sup>$</sup><span class="diagonal_line_through">21</span>` beside `<sup>$</sup>19.25`.
+    const { pricing } = html(`<div class="plans">
+      <div class="plan"><h3>Team</h3><p class="price"><sup>$</sup><span class="diagonal_line_through">4</span>
+        <sup>$</sup><span>3.67</span> per user/month for the first 12 months</p></div>
+      <div class="plan"><h3>Business</h3><p class="price"><span style="text-decoration: line-through">$25</span>
+        $20 per user/month</p></div>
+    </div>`);
+    expect(kinds(pricing)).toEqual([
+      { name: "Team", amount: 4, period: "month", kind: "plan", promo: 3.67 },
+      { name: "Business", amount: 25, period: "month", kind: "plan", promo: 20 },
+    ]);
+  });
+
+  it("reads a price written as an increment ('+ $49 per user/month') as an add-on to the plan above it", () => {
+    const { pricing } = html(`<div class="plans">
+      <div class="plan"><h3>Enterprise</h3><p class="price">$49 per user/month</p></div>
+      <div class="plan"><h3>Test Automation</h3><p class="price"><sup>+ $</sup>49 per user/month</p></div>
+    </div>`);
+    expect(kinds(pricing)).toEqual([
+      { name: "Enterprise", amount: 49, period: "month", kind: "plan", promo: null },
+      { name: "Test Automation", amount: 49, period: "month", kind: "addon", promo: null },
+    ]);
+  });
+});
+
+describe("plan cards on real layouts", () => {
+  it("keeps a card whose feature list is long: only its text outside the list says it is a section", () => {
+    const feature = (n: number) =>
+      `<li>Feature ${n}: a sentence describing what this feature does for the team, at some length. </li>`;
+    const features = Array.from({ length: 40 }, (_, n) => feature(n)).join("");
+    const { pricing } = html(`<div class="plans">
+      <div class="plan"><h3>Team</h3><p class="price">$4 per user/month</p><ul>${features}</ul></div>
+      <div class="plan"><h3>Enterprise</h3><p class="price">$21 per user/month</p><ul>${features}</ul></div>
+    </div>`);
+    expect(kinds(pricing)).toEqual([
+      { name: "Team", amount: 4, period: "month", kind: "plan", promo: null },
+      { name: "Enterprise", amount: 21, period: "month", kind: "plan", promo: null },
+    ]);
+  });
+
+  it("reads no plan from a feature comparison built as an ARIA grid, even where its cells quote prices", () => {
+    const row = (heading: string, cell: string) => `<div role="rowgroup">
+      <div role="row"><div role="rowheader"><h3>${heading}</h3></div></div>
+      <div role="row"><div role="rowheader">Spending</div><div role="cell">${cell}</div><div role="cell">${cell}</div></div>
+    </div>`;
+    const { pricing } = html(`<main>
+      <div class="plans">
+        <div class="plan"><h2>Free</h2><p class="price">$0 per user/month</p></div>
+        <div class="plan"><h2>Team</h2><p class="price">$4 per user/month</p></div>
+      </div>
+      <div role="table">${row("Code workflow", "$0 spend limit")}${row("Collaboration", "$3.67 per user/month")}</div>
+    </main>`);
+    expect(pricing.map((plan) => plan.name)).toEqual(["Free", "Team"]);
   });
 });
 

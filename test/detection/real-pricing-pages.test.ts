@@ -1,34 +1,24 @@
 /**
- * Pricing read from saved real pricing pages (test/fixtures/real-pages/pricing/, origins in its README): what the
- * engine takes from a page nobody here wrote, and what it must not take.
+ * Pricing read from saved real SaaS pricing pages (test/fixtures/real-pages/pricing/, origins in its README): what the
+ * engine takes from pages nobody here wrote (plan cards, struck-through list prices beside promotions, add-on
+ * sections, usage meters, prose), and what it must not take (comparison grids, a second price option).
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { extract } from "../../src/detection/extract/index.js";
-
-const page = (name: string) => readFileSync(new URL(`../fixtures/real-pages/pricing/${name}`, import.meta.url), "utf8");
+import { PRICING_PAGES, readPricingPage, scorePricingPages } from "./pricing-pages-corpus.js";
 
 describe("real pricing pages", () => {
-  it("Cirrus CI (MkDocs prose): the one priced offer beside its heading, named without the theme's ¶ permalink", () => {
-    const { pricing } = extract(page("cirrus-ci-2020-12.html"), {
-      url: "https://cirrus-ci.org/pricing/",
-      contentType: "text/html; charset=utf-8",
-      fetchMethod: "http",
+  for (const page of PRICING_PAGES) {
+    it(`${page.file}: every record the page states, as it states it`, () => {
+      expect(readPricingPage(page)).toEqual(page.records);
     });
-    // "pay $10/seat/month" under "Compute Services". The plans named in list items ("a very affordable $10 a month
-    // plan"), the compute-credit rates ("1000 minutes … for 5 compute credits") and "Pay 2 cents" are running text in
-    // lists, not offers the page prices as such: none of them is read.
-    expect(
-      pricing.map(({ name, amount, currency, period, kind, origin }) => ({
-        name,
-        amount,
-        currency,
-        period,
-        kind,
-        origin,
-      })),
-    ).toEqual([
-      { name: "Compute Services", amount: 10, currency: "USD", period: "month", kind: undefined, origin: "token" },
-    ]);
+  }
+
+  it("the corpus score counts the prices the engine does not read as missed, and nothing as wrong", () => {
+    const scores = scorePricingPages();
+    const total = (field: "expected" | "right" | "wrong" | "missed") =>
+      scores.reduce((sum, score) => sum + score[field], 0);
+    expect(total("wrong")).toBe(0);
+    expect(total("missed")).toBe(PRICING_PAGES.reduce((sum, page) => sum + page.not_read.length, 0));
+    expect(total("right") + total("missed")).toBe(total("expected"));
   });
 });

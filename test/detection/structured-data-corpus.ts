@@ -97,7 +97,11 @@ export interface ClassScore {
   failures: string[];
 }
 
-function compare<T extends object>(
+/**
+ * Adds one page's records to `score`: each expected record right (found, equal), wrong (found, different) or missed;
+ * each record found that the page does not state is wrong too.
+ */
+export function compare<T extends object>(
   score: ClassScore,
   file: string,
   expected: T[],

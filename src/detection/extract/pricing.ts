@@ -34,6 +34,8 @@ const ADDON_SECTION_RE =
   /\b(?:add-?ons?|extras|power-?ups?|boosters?|additional\s+(?:products|services|features|options))\b/i;
 /** Containers classed or named for add-ons. */
 const ADDON_CLASS_RE = /add-?ons?|extras/i;
+/** A price written as an increment ("+ $49 per user/month", "+€10/mo"): bought on top of a plan. */
+const ADDON_PRICE_RE = /^\s*\+\s*\D{0,4}?\s*\d/;
 /** How far back a card's section heading is looked for, in elements (bounded on hostile pages). */
 const SECTION_LOOKBACK = 2000;
 
@@ -49,7 +51,7 @@ function kindOf(
   nameEl: Element,
 ): PriceKind {
   if (usageUnit(priceText) !== null) return "usage";
-  if (ADDON_NAME_RE.test(name)) return "addon";
+  if (ADDON_NAME_RE.test(name) || ADDON_PRICE_RE.test(priceText)) return "addon";
   for (let el: AnyNode | null = card ?? nameEl, depth = 0; el && isElement(el) && depth < 8; el = el.parent, depth++) {
     if (PAGE_TAGS.has(tagName(el))) break;
     if (ADDON_CLASS_RE.test(classAndId(el))) return "addon";
@@ -86,9 +88,18 @@ function sectionHeading(index: ElementIndex, card: Element, nameEl: Element): st
   return null;
 }
 
-/** Struck-through prices: `<del>`, `<s>`, `<strike>`, or a class saying old/original/list price. */
+/**
+ * Struck-through prices: `<del>`, `<s>`, `<strike>`, an inline `text-decoration: line-through`, or a class saying
+ * struck/old/original/list price (GitHub's `diagonal_line_through`, Tailwind's `line-through`).
+ */
 const STRUCK_TAGS = new Set(["del", "s", "strike"]);
-const STRUCK_CLASS_RE = /strike|line-through|crossed|old-?price|original|was-?price|regular-?price|list-?price/i;
+const STRUCK_CLASS_RE =
+  /strike|line[-_]?through|crossed|old[-_]?price|original|was[-_]?price|regular[-_]?price|list[-_]?price/i;
+const STRUCK_STYLE_RE = /text-decoration(?:-line)?\s*:[^;]*line-through/i;
+const isStruck = (el: Element): boolean =>
+  STRUCK_TAGS.has(tagName(el)) ||
+  STRUCK_CLASS_RE.test(el.attribs.class ?? "") ||
+  STRUCK_STYLE_RE.test(el.attribs.style ?? "");
 /** Wording that makes a shown price promotional ("first 3 months", "intro price", "limited time", "launch offer"). */
 const PROMO_RE =
   /\b(?:for\s+(?:the\s+)?first\s+\d+\s+(?:months?|years?)|first\s+\d+\s+(?:months?|years?)|intro(?:ductory)?\s+(?:price|offer|rate)|limited[-\s]time|launch\s+(?:price|offer)|promo(?:tion(?:al)?)?\b)/i;
@@ -106,12 +117,11 @@ function promotionOf(
   read: { price: ParsedPrice; text: string },
 ): { price: ParsedPrice; promo: number } | null {
   if (read.price.amount === null || read.price.amount === 0) return null;
-  const struck = index
-    .inside(card)
-    .filter((el) => STRUCK_TAGS.has(tagName(el)) || STRUCK_CLASS_RE.test(el.attribs.class ?? ""));
+  const struck = index.inside(card).filter(isStruck);
   for (const el of struck) {
     const text = shortText(index, el, 40);
-    const list = text === null ? null : parsePrice(text);
+    // The currency often sits outside the struck element (`<sup>$</sup><span class="line-through">4</span>`).
+    const list = text === null ? null : parsePrice(text, { bareNumber: true });
     if (list?.amount == null || list.amount === 0) continue;
     const current =
       read.price.amount === list.amount ? parsePrice(collapse(read.text).replace(text!, " ")) : read.price;
@@ -119,7 +129,7 @@ function promotionOf(
     if ((list.currency ?? current.currency) !== current.currency) continue;
     return { price: { ...current, amount: list.amount }, promo: current.amount };
   }
-  const text = shortText(index, card, MAX_CARD_CHARS) ?? "";
+  const text = shortText(index, card, MAX_CARD_TOTAL_CHARS) ?? "";
   const then = THEN_RE.exec(text);
   if (then) {
     const list = parsePrice(text.slice(then.index + then[0].length, then.index + then[0].length + 40));
@@ -225,9 +235,10 @@ function cardPrice(
   nameEl: Element,
   listOrTable: (el: Element) => Element | null,
 ): { price: ParsedPrice; text: string } | null {
-  // Inside a list item or a table of the card: not the card's own price, but a feature or comparison cell.
+  // Inside a list item or a table of the card (or a row or cell of one): not the card's own price, but a feature or
+  // comparison cell.
   const inCardListOrTable = (el: Element): boolean => {
-    const holder = listOrTable(el);
+    const holder = isTableLike(el) ? el : listOrTable(el);
     return holder !== null && holder !== card && index.contains(card, holder);
   };
   const elements = index
@@ -285,13 +296,20 @@ function nameElements(index: ElementIndex): Element[] {
   );
 }
 
-/** Above this many characters a container is a section of the page, not a card. */
+/**
+ * Above this many characters outside its list items a container is a section of the page, not a card; a card's
+ * feature list may add up to MAX_CARD_TOTAL_CHARS (an Enterprise card listing twenty features with descriptions).
+ */
 const MAX_CARD_CHARS = 3000;
+const MAX_CARD_TOTAL_CHARS = 12_000;
+const tooBigForCard = (index: ElementIndex, el: Element): boolean =>
+  index.visibleCharsOutsideLists(el) > MAX_CARD_CHARS || index.visibleChars(el) > MAX_CARD_TOTAL_CHARS;
 
 /**
  * Each name grown to the largest ancestor (below `root` and the page tags) holding no other name of its kind. One
  * kind's names are in document order, so an ancestor holds another exactly when it holds the name just before or
- * just after this one. A container past MAX_CARD_CHARS is never a card, so growth stops there with no card.
+ * just after this one. A container too big for a card (tooBigForCard) is never one, so growth stops there with no
+ * card.
  */
 function cardElements(root: AnyNode, index: ElementIndex, names: Element[]): Element[] {
   const peers = new Map<string, Element[]>();
@@ -313,7 +331,7 @@ function cardElements(root: AnyNode, index: ElementIndex, names: Element[]): Ele
         !others.some((other) => index.contains(card!.parent!, other))
       ) {
         card = card.parent;
-        if (index.visibleChars(card) > MAX_CARD_CHARS) {
+        if (tooBigForCard(index, card)) {
           card = null;
           break;
         }
@@ -325,6 +343,20 @@ function cardElements(root: AnyNode, index: ElementIndex, names: Element[]): Ele
   return [...cards].sort((a, b) => index.at(a) - index.at(b));
 }
 
+/** ARIA roles of a table built from divs (a feature comparison grid), read like `<table>`. */
+const TABLE_ROLES = new Set([
+  "table",
+  "grid",
+  "treegrid",
+  "rowgroup",
+  "row",
+  "cell",
+  "gridcell",
+  "rowheader",
+  "columnheader",
+]);
+const isTableLike = (el: Element): boolean => tagName(el) === "table" || TABLE_ROLES.has(el.attribs.role ?? "");
+
 /**
  * Plan cards: every name candidate (h1–h6 or a `*-name` / `*-title` element) is grown to the largest ancestor that
  * holds no other name of the same kind — the card. A card needs a plausible plan name and a price; nested cards
@@ -334,10 +366,10 @@ function cardElements(root: AnyNode, index: ElementIndex, names: Element[]): Ele
 export function pricingFromCards(root: AnyNode, index = new ElementIndex(root)): PricingPlan[] {
   const names = nameElements(index);
   const firstName = index.firstInside(names);
-  const listOrTable = index.nearestAncestor((el) => tagName(el) === "li" || tagName(el) === "table");
+  const listOrTable = index.nearestAncestor((el) => tagName(el) === "li" || isTableLike(el));
   const cards: Card[] = [];
   for (const el of cardElements(root, index, names)) {
-    if (collapse(textContent(el)).length > MAX_CARD_CHARS) continue;
+    if (tooBigForCard(index, el)) continue;
     const nameEl = firstName(el);
     if (!nameEl) continue;
     const name = nameText(nameEl);

@@ -27,6 +27,7 @@ export class ElementIndex {
   /** For the element at position i, the position of its last descendant (i when it has none). */
   private readonly last: Int32Array;
   private visible: Int32Array | null = null;
+  private visibleOutsideLists: Int32Array | null = null;
 
   constructor(readonly root: AnyNode) {
     const elements: Element[] = [];
@@ -158,8 +159,16 @@ export class ElementIndex {
   visibleChars(el: Element): number {
     const i = this.at(el);
     if (i === -1) return Number.MAX_SAFE_INTEGER;
-    this.visible ??= this.countVisible();
+    this.visible ??= this.countVisible(false);
     return this.visible[i]!;
+  }
+
+  /** Like visibleChars, without the text of list items (a plan card's feature list, say). */
+  visibleCharsOutsideLists(el: Element): number {
+    const i = this.at(el);
+    if (i === -1) return Number.MAX_SAFE_INTEGER;
+    this.visibleOutsideLists ??= this.countVisible(true);
+    return this.visibleOutsideLists[i]!;
   }
 
   /**
@@ -178,7 +187,7 @@ export class ElementIndex {
     return (el) => matches[this.at(el)] === 1;
   }
 
-  private countVisible(): Int32Array {
+  private countVisible(skipListItems: boolean): Int32Array {
     const counts = new Int32Array(this.elements.length);
     for (let i = this.elements.length - 1; i >= 0; i -= 1) {
       const el = this.elements[i]!;
@@ -186,7 +195,10 @@ export class ElementIndex {
         if (child.type === "text") counts[i]! += visibleLength((child as Text).data);
       }
       const parent = this.parentAt(el);
-      if (parent !== undefined && !SKIPPED_TAGS.has(el.name.toLowerCase())) counts[parent]! += counts[i]!;
+      const tag = el.name.toLowerCase();
+      if (parent !== undefined && !SKIPPED_TAGS.has(tag) && !(skipListItems && tag === "li")) {
+        counts[parent]! += counts[i]!;
+      }
     }
     return counts;
   }
