@@ -266,6 +266,18 @@ describe("pricing plans from loose price tokens", () => {
     ]);
   });
 
+  it("never lends a plan the price of the heading after it", () => {
+    // The paragraph under "Starter" is followed by the next plan's own heading: that price is Pro's, not Starter's.
+    const { pricing } = html(`
+      <article>
+        <h2>Starter</h2><p>Everything a small team needs to get going.</p>
+        <h2>Pro — $49/month</h2><p>Our most complete plan.</p>
+      </article>`);
+    expect(summary(pricing)).toEqual([
+      { name: "Pro", amount: 49, currency: "USD", period: "month", is_free: false, origin: "token" },
+    ]);
+  });
+
   it("finds no plans on a changelog that mentions $8/month or a homepage that mentions $40M", () => {
     expect(html(fixture("changelog-v1.html")).pricing).toEqual([]);
     expect(html(fixture("homepage.html")).pricing).toEqual([]);

@@ -18,7 +18,9 @@ const NOT_AFTER_MONEY = "(?<![\\d.,$€£¥₹])";
 
 export const PLACEHOLDER = { date: "‹date›", time: "‹time›", n: "‹n›", token: "‹token›", year: "‹year›" } as const;
 
-type Rule = [RegExp, string | ((match: string, ...groups: string[]) => string)];
+/** A pattern, its replacement, and NEEDS_DIGIT when it matches only text holding a digit (skipped on text without). */
+type Rule = [RegExp, string | ((match: string, ...groups: string[]) => string), needsDigit?: boolean];
+const NEEDS_DIGIT = true;
 
 /** Order matters: wide patterns (timestamps, tokens) run before the narrow ones they contain (dates, times). */
 const RULES: Rule[] = [
@@ -26,6 +28,7 @@ const RULES: Rule[] = [
   [
     /(©|\([cC]\)|\bcopyright\b)(\s*(?:©|\([cC]\))?\s*)\d{4}(?:\s*[-–—]\s*(?:\d{4}|present))?/gi,
     (_m, mark: string, space: string) => `${mark}${space || " "}${PLACEHOLDER.year}`,
+    NEEDS_DIGIT,
   ],
   // Cache-busting query values in visible URLs: app.css?v=1732273927.
   [
@@ -37,38 +40,50 @@ const RULES: Rule[] = [
   [
     /\b(build|commit|revision|rev|sha|hash|deploy(?:ment)?(?:\s+id)?|release\s+id|request\s+id|trace\s+id|ray\s+id)(\s*[:#]?\s*)(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,}\b/gi,
     `$1$2${PLACEHOLDER.token}`,
+    NEEDS_DIGIT,
   ],
   [
     /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:\s?(?:Z\b|UTC\b|GMT\b|[+-]\d{2}:?\d{2}))?/g,
     PLACEHOLDER.date,
+    NEEDS_DIGIT,
   ],
   [/[A-Za-z0-9+/_=-]{20,}/g, (m) => (looksRandom(m) ? PLACEHOLDER.token : m)],
   // Unix timestamps and other long counters (10+ digits); phone numbers are written with separators.
-  [/(?<![\d.,])\d{10,}(?![\d.,])/g, PLACEHOLDER.n],
+  [/(?<![\d.,])\d{10,}(?![\d.,])/g, PLACEHOLDER.n, NEEDS_DIGIT],
   // Numeric dates. Two-digit years only with slashes, so "version 1.2.10" stays a version.
-  [/(?<![\d.,/])\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?![\d])/g, PLACEHOLDER.date],
-  [/(?<![\d.,/])\d{1,2}(?:\/\d{1,2}\/(?:\d{4}|\d{2})|\.\d{1,2}\.\d{4}|-\d{1,2}-\d{4})(?![\d])/g, PLACEHOLDER.date],
+  [/(?<![\d.,/])\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?![\d])/g, PLACEHOLDER.date, NEEDS_DIGIT],
+  [
+    /(?<![\d.,/])\d{1,2}(?:\/\d{1,2}\/(?:\d{4}|\d{2})|\.\d{1,2}\.\d{4}|-\d{1,2}-\d{4})(?![\d])/g,
+    PLACEHOLDER.date,
+    NEEDS_DIGIT,
+  ],
   // Written dates: "Sunday, November 22, 2026", "Nov 22", "22nd of November 2026", "November 2026".
-  [new RegExp(`\\b(?:${WEEKDAY},?\\s+)?${MONTH}\\s+\\d{1,2}${ORDINAL}\\b(?:,?\\s+\\d{4}\\b)?`, "g"), PLACEHOLDER.date],
+  [
+    new RegExp(`\\b(?:${WEEKDAY},?\\s+)?${MONTH}\\s+\\d{1,2}${ORDINAL}\\b(?:,?\\s+\\d{4}\\b)?`, "g"),
+    PLACEHOLDER.date,
+    NEEDS_DIGIT,
+  ],
   [
     new RegExp(`\\b(?:${WEEKDAY},?\\s+)?\\d{1,2}${ORDINAL}\\s+(?:of\\s+)?${MONTH}(?![a-z])(?:,?\\s+\\d{4}\\b)?`, "g"),
     PLACEHOLDER.date,
+    NEEDS_DIGIT,
   ],
-  [new RegExp(`\\b${MONTH},?\\s+\\d{4}\\b`, "g"), PLACEHOLDER.date],
+  [new RegExp(`\\b${MONTH},?\\s+\\d{4}\\b`, "g"), PLACEHOLDER.date, NEEDS_DIGIT],
   [new RegExp(`\\b${WEEKDAY},?\\s+${PLACEHOLDER.date}`, "g"), PLACEHOLDER.date],
   [new RegExp(`\\b${WEEKDAY_FULL}\\b`, "g"), PLACEHOLDER.date],
   // Clock times: "10:42", "10:42:07 am", "09:15 UTC", "3pm".
   [
     /(?<![\d:$€£¥₹])\d{1,2}:[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:\s?(?:[ap]\.m\.(?!\w)|[AaPp][Mm]\b))?(?:\s?(?:UTC|GMT|Z|[A-Z]{2,4}T)\b|\s?[+-]\d{2}:?\d{2}\b)?/g,
     PLACEHOLDER.time,
+    NEEDS_DIGIT,
   ],
-  [/(?<![\d.,:])\b\d{1,2}\s?(?:[ap]\.m\.(?!\w)|[AaPp][Mm]\b)/g, PLACEHOLDER.time],
+  [/(?<![\d.,:])\b\d{1,2}\s?(?:[ap]\.m\.(?!\w)|[AaPp][Mm]\b)/g, PLACEHOLDER.time, NEEDS_DIGIT],
   // Relative times: "3 minutes ago", "updated 5 min ago", "2h ago", "just now", "updated yesterday".
   [
     /\b(?:(?:about|over|almost|nearly|less than|more than)\s+)?(?:\d+|an?|one|two|three|a few|few|several)\s+(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|mos?|years?|yrs?)\s+ago\b/gi,
     PLACEHOLDER.time,
   ],
-  [/\b\d+\s?(?:s|m|h|d|w|mo|y)\s+ago\b/gi, PLACEHOLDER.time],
+  [/\b\d+\s?(?:s|m|h|d|w|mo|y)\s+ago\b/gi, PLACEHOLDER.time, NEEDS_DIGIT],
   [/\b(?:just now|a moment ago|moments ago)\b/gi, PLACEHOLDER.time],
   [
     /\b(updated|posted|published|edited|modified|refreshed|synced|checked)\s+(?:today|yesterday)\b/gi,
@@ -81,10 +96,12 @@ const RULES: Rule[] = [
       "gi",
     ),
     PLACEHOLDER.n,
+    NEEDS_DIGIT,
   ],
   [
     /\b((?:page\s?views|views|visitors|visits|hits|downloads|viewers|online(?:\s+now)?|users\s+online|active\s+users|visitor\s+count|stars|followers|subscribers)\s*[:：]\s*)\d[\d,.]*(?:\s?[kKmM]\b)?\+?/gi,
     `$1${PLACEHOLDER.n}`,
+    NEEDS_DIGIT,
   ],
   [
     new RegExp(
@@ -92,8 +109,9 @@ const RULES: Rule[] = [
       "gi",
     ),
     PLACEHOLDER.n,
+    NEEDS_DIGIT,
   ],
-  [/\b(visitor\s*(?:#|no\.?|number)\s*)\d[\d,]*/gi, `$1${PLACEHOLDER.n}`],
+  [/\b(visitor\s*(?:#|no\.?|number)\s*)\d[\d,]*/gi, `$1${PLACEHOLDER.n}`, NEEDS_DIGIT],
 ];
 
 /**
@@ -120,7 +138,10 @@ function looksRandom(run: string): boolean {
 export function maskVolatile(text: string): string {
   if (!text) return "";
   let out = String(text);
-  for (const [pattern, replacement] of RULES) {
+  // Masking never adds a digit, so text without one has none for the digit rules to match.
+  const hasDigit = /\d/.test(out);
+  for (const [pattern, replacement, needsDigit] of RULES) {
+    if (needsDigit && !hasDigit) continue;
     out = typeof replacement === "string" ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
   }
   return out.replace(/[ \t\u00a0]+/g, " ").trim();

@@ -210,11 +210,20 @@ function shortText(index: ElementIndex, el: Element, limit: number): string | nu
   return text.length <= limit ? text : null;
 }
 
-/** Text of a price element plus its next sibling, where the period often sits (`<p>$49</p><p>per month</p>`). */
+/**
+ * Text of a price element plus its next sibling, where the period often sits (`<p>$49</p><p>per month</p>`); a heading
+ * after it starts something else and is left out.
+ */
 function priceWindow(el: Element): string {
-  const next = nextElement(el);
+  const next = windowSibling(el);
   const nextText = next ? collapse(textContent(next)) : "";
   return `${blockText(el)} ${nextText.length <= 80 ? nextText : ""}`;
+}
+
+/** The sibling whose text priceWindow adds: the next element, unless it is a heading. */
+function windowSibling(el: Element): Element | null {
+  const next = nextElement(el);
+  return next && !isHeading(next) ? next : null;
 }
 
 /** The element's next element sibling, or null. */
@@ -412,33 +421,36 @@ export function pricingFromTokens(
   const inListItem = index.insideAny(index.elements.filter((el) => tagName(el) === "li"));
   const digitInside = index.textMatches(/\d/);
   const hasDigit = (el: Element | null): boolean => el !== null && digitInside(el);
-  let heading: string | null = null;
+  // The heading the elements below it would be named after, with its key; each heading's text is parsed once (a
+  // hostile page has a hundred thousand of them).
+  let heading: { name: string; key: string } | null = null;
   for (const el of index.elements) {
     if (isHeading(el)) {
       // A heading of hundreds of characters names no plan: it is not read in full.
       const text = index.visibleChars(el) <= MAX_HEADING_CHARS ? nameText(el) : null;
-      const inline = text === null ? null : tokenPlan(text, !inExcluded(el));
+      const priced = text !== null && inlinePriced(text, !inExcluded(el));
+      const inline = priced ? tokenPlan(text) : null;
       if (inline && !named.has(inline.key)) {
         named.add(inline.key);
         plans.push(inline);
       }
-      heading = inline || (text !== null && inlinePriced(text, !inExcluded(el))) ? null : text;
+      heading = text !== null && !priced && plausibleName(text) ? { name: text, key: planKey(text) } : null;
       continue;
     }
-    if (!heading || named.has(planKey(heading)) || !plausibleName(heading)) continue;
+    if (!heading || named.has(heading.key)) continue;
     if (inListItem(el) || inExcluded(el)) continue;
     // An amount needs a digit in the element or in the element after it (priceWindow): most elements have none.
-    if (!hasDigit(el) && !hasDigit(nextElement(el))) continue;
+    if (!hasDigit(el) && !hasDigit(windowSibling(el))) continue;
     const text = shortText(index, el, 80);
     if (!text) continue;
     if (index.inside(el).some((child) => parsePrice(textContent(child))?.currency)) continue;
     const window = priceWindow(el);
     const price = parsePrice(window);
     if (!price || !price.currency) continue;
-    const kind = kindOf(index, heading, window, null, el);
+    const kind = kindOf(index, heading.name, window, null, el);
     if (price.period === null && kind !== "usage" && !PRICE_CLASS_RE.test(el.attribs.class ?? "")) continue;
-    named.add(planKey(heading));
-    plans.push(makePlan(heading, price, "token", [], { kind, promoAmount: null }));
+    named.add(heading.key);
+    plans.push(makePlan(heading.name, price, "token", [], { kind, promoAmount: null }));
   }
   return plans;
 }
@@ -451,9 +463,8 @@ function inlinePriced(text: string, usable: boolean): boolean {
   return !!inline && !!inline.currency && firstPriceIndex(text) !== null && usable && inline.period != null;
 }
 
-/** The plan a self-pricing heading names ("Pro — $49/month" → Pro at $49/month), or null. */
-function tokenPlan(text: string, usable: boolean): PricingPlan | null {
-  if (!inlinePriced(text, usable)) return null;
+/** The plan a heading that prices itself names ("Pro — $49/month"); `text` passed inlinePriced. */
+function tokenPlan(text: string): PricingPlan | null {
   const name = collapse(text.slice(0, firstPriceIndex(text)!).replace(/[\s:–—|-]+$/, ""));
   return plausibleName(name) ? makePlan(name, parsePrice(text)!, "token", []) : null;
 }
