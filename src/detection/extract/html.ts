@@ -489,3 +489,10 @@ export function truncate(text: string, limit = 300): string {
   const space = cut.lastIndexOf(" ");
   return `${(space > limit * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,;:.–—-]+$/, "")}…`;
 }
+
+/** Collapsed text of `el` when it has at most `limit` characters, else null (long text is never read in full). */
+export function shortText(index: ElementIndex, el: Element, limit: number): string | null {
+  if (index.visibleChars(el) > limit) return null;
+  const text = collapse(textContent(el));
+  return text.length <= limit ? text : null;
+}

@@ -17,6 +17,7 @@ import {
   truncate,
   type AnyNode,
   type Element,
+  shortText,
 } from "./html.js";
 import { findDate, toIsoDate } from "./dates.js";
 import { isPlaceholderOnly, maskVolatile } from "./mask.js";
@@ -37,13 +38,6 @@ export interface FoundItems {
 
 function itemKey(url: string | null, title: string): string {
   return url ?? title.toLowerCase();
-}
-
-/** Collapsed text of `el` when it has at most `limit` characters, else null (long text is never read in full). */
-function shortText(index: ElementIndex, el: Element, limit: number): string | null {
-  if (index.visibleChars(el) > limit) return null;
-  const text = collapse(textContent(el));
-  return text.length <= limit ? text : null;
 }
 
 /** The date of a block: <time datetime>, then a date-classed element, then a date written in its first lines. */

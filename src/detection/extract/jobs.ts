@@ -17,6 +17,7 @@ import {
   textContent,
   type AnyNode,
   type Element,
+  shortText,
 } from "./html.js";
 import { asArray, hasType, isObject, prop, resolveRef, textOf, type JsonLd, type JsonObject } from "./jsonld.js";
 import { ElementIndex } from "./tree.js";
@@ -115,13 +116,6 @@ const GROUP_CLASS_RE = /category-title|category-header|large-category|department
 function nextElement(el: Element): Element | null {
   for (let next = el.next; next; next = next.next) if (isElement(next)) return next;
   return null;
-}
-
-/** Collapsed text of `el` when it has at most `limit` characters, else null (long text is never read in full). */
-function shortText(index: ElementIndex, el: Element, limit: number): string | null {
-  if (index.visibleChars(el) > limit) return null;
-  const text = collapse(textContent(el));
-  return text.length <= limit ? text : null;
 }
 
 function firstText(index: ElementIndex, el: Element, predicate: (inner: Element) => boolean): string | null {

@@ -16,6 +16,7 @@ import {
   textContent,
   type AnyNode,
   type Element,
+  shortText,
 } from "./html.js";
 import { ElementIndex } from "./tree.js";
 import type { JsonLd } from "./jsonld.js";
@@ -201,13 +202,6 @@ interface Card {
   /** The text the price was read from (its unit tells a usage meter). */
   priceText: string;
   features: string[];
-}
-
-/** Collapsed text of `el` when it has at most `limit` characters, else null (long text is never read in full). */
-function shortText(index: ElementIndex, el: Element, limit: number): string | null {
-  if (index.visibleChars(el) > limit) return null;
-  const text = collapse(textContent(el));
-  return text.length <= limit ? text : null;
 }
 
 /**
