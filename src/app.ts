@@ -253,7 +253,11 @@ function sendReply(res: Response, reply: Reply): void {
   res.status(reply.status);
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   if (reply.json !== undefined) {
-    res.type("application/json").send(reply.json);
+    // Text Postgres built goes out as it is: express's send would first copy it into a Buffer, which for a 50 KB page
+    // of events cost a tenth of the request (bench/, GET /events). Node leaves the body out of a HEAD answer itself.
+    res.setHeader("Content-Type", "application/json; charset=utf-8");
+    res.setHeader("Content-Length", Buffer.byteLength(reply.json));
+    res.end(reply.json);
   } else if (reply.status === 204 || reply.body === undefined) {
     res.end();
   } else if (reply.contentType && reply.contentType !== "application/json") {
