@@ -69,7 +69,7 @@ export async function measureRendering(): Promise<RenderingResult> {
         sequential.push({ page, ms: performance.now() - started });
         if (page === js) {
           const shotStarted = performance.now();
-          const shot = await rendered.screenshot({ subject: "pricing:plan:pro", anchor: "Pro", hint: "49" });
+          const shot = await rendered.screenshot({ anchor: "Pro", hint: "49" });
           if (!shot?.region) throw new Error("the Pro card was not found on the rendered page");
           screenshotMs.push(performance.now() - shotStarted);
         }

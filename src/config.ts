@@ -258,7 +258,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     schedulerTickSeconds: integer(env, "SCHEDULER_TICK_SECONDS", 60, 1, 86400),
     parseBudgetMs: integer(env, "PARSE_BUDGET_MS", 5000, 50, 600_000),
     browser: {
-      timeoutMs: integer(env, "BROWSER_TIMEOUT_MS", 20_000, 1000, 120_000),
+      // At most 60 s: with up to 30 s waiting for a free page and 15 s of screenshots, a fetch stays inside its job's
+      // 120 s expiry (src/jobs/queues.ts), so a slow render is never run twice at once.
+      timeoutMs: integer(env, "BROWSER_TIMEOUT_MS", 20_000, 1000, 60_000),
       heapMb: integer(env, "BROWSER_HEAP_MB", 256, 32, 4096),
       chromiumPath: optional(env, "CHROMIUM_PATH"),
     },

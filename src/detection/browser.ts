@@ -114,11 +114,6 @@ export class BrowserPool {
 
   constructor(private readonly options: BrowserPoolOptions) {}
 
-  /** Connections the refusing proxy received: requests that escaped interception (websockets, preconnects). */
-  get refusedConnections(): number {
-    return this.refusing?.connections ?? 0;
-  }
-
   /** A fresh context on the shared browser, once one of the PAGES_AT_ONCE places is free. */
   async acquire(contextOptions: Parameters<Browser["newContext"]>[0]): Promise<Lease> {
     await this.takeSlot();
@@ -233,8 +228,6 @@ export class BrowserPool {
 
 /** A TCP server on 127.0.0.1 that closes every connection at once: Chromium's proxy, so it reaches nothing. */
 class RefusingProxy {
-  connections = 0;
-
   private constructor(
     private readonly server: Server,
     readonly port: number,
@@ -249,7 +242,6 @@ class RefusingProxy {
     const address = server.address();
     const proxy = new RefusingProxy(server, typeof address === "object" && address ? address.port : 0);
     server.on("connection", (socket) => {
-      proxy.connections += 1;
       socket.on("error", () => {});
       socket.destroy();
     });

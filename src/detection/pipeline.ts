@@ -158,8 +158,8 @@ const NEAR_EMPTY_TEXT = 400;
 
 export type FetchOutcome =
   | { kind: "missing" }
-  /** Another fetch of the source is running: nothing was fetched. */
-  | { kind: "busy" }
+  /** Nothing was fetched, and the job is retried: another fetch of the source is running, or every browser page is taken. */
+  | { kind: "busy"; reason: string }
   | { kind: "failed"; message: string; retryable: boolean }
   | { kind: "unchanged"; events: number }
   | { kind: "changed"; snapshotId: string; events: number };
@@ -216,7 +216,8 @@ export class DetectionPipeline {
     const source = await this.loadSource(sourceId);
     if (!source) return { kind: "missing" };
     // One fetch of a source at a time (src/sources/fetch-queue.ts): a second one is retried once the first is done.
-    if (!(await fetchStarted(knex, sourceId, jobId))) return { kind: "busy" };
+    if (!(await fetchStarted(knex, sourceId, jobId)))
+      return { kind: "busy", reason: "another fetch of this source is running" };
     // Everything else the fetch reads and writes is the source's workspace's.
     const scope = new WorkspaceScope(knex, source.workspace_id);
     const fetchedAt = new Date();
@@ -232,7 +233,7 @@ export class DetectionPipeline {
           .from("sources")
           .where({ id: source.id })
           .update({ ...fetchFinished });
-        return { kind: "busy" };
+        return { kind: "busy", reason: "every page of the browser is taken" };
       }
       const blocked =
         (error instanceof FetchError && error.kind === "blocked") || (error instanceof PageError && error.blocked);
@@ -361,13 +362,22 @@ export class DetectionPipeline {
    * transaction that stores the events (no transaction waits on the browser or the store): one per subject of the
    * new drafts and of the changes waiting for confirmation (this fetch may confirm them), MAX_SCREENSHOTS at most;
    * one region shown by several changes is stored once. A screenshot that cannot be taken or stored is left out:
-   * the events are recorded without it.
+   * the events are recorded without it. This is the page's last use: it is closed here, so its place in the browser
+   * pool is free while the events are stored.
    */
   private async takeScreenshots(
     source: SourceRow,
     rendered: RenderedPage | null,
     drafts: EventDraft[],
   ): Promise<ShotSet> {
+    try {
+      return await this.shotsOf(source, rendered, drafts);
+    } finally {
+      await rendered?.close();
+    }
+  }
+
+  private async shotsOf(source: SourceRow, rendered: RenderedPage | null, drafts: EventDraft[]): Promise<ShotSet> {
     const shots: ShotSet = { bySubject: new Map(), used: new Set() };
     const store = this.deps.assets;
     if (!store || !rendered?.rendered) return shots;
@@ -383,7 +393,13 @@ export class DetectionPipeline {
     const until = Date.now() + SCREENSHOTS_MS;
     for (const draft of [...candidates.values()].slice(0, MAX_SCREENSHOTS)) {
       if (Date.now() > until) break;
-      const shot = await rendered.screenshot(screenshotTarget(draft));
+      let shot: Screenshot | null;
+      try {
+        shot = await rendered.screenshot(screenshotTarget(draft));
+      } catch (error) {
+        this.deps.log.warn({ err: error, source: source.id, subject: draft.subject }, "screenshot not taken");
+        continue;
+      }
       if (!shot) continue;
       const region = shot.region ? `${shot.region.x},${shot.region.y},${shot.width},${shot.height}` : "top";
       let stored = byRegion.get(region);

@@ -19,8 +19,14 @@
 import { performance } from "node:perf_hooks";
 import type { Page, Route } from "playwright-core";
 import { ByteClient, type ByteClientOptions, type ByteResponse } from "../lib/byte-client.js";
-import { decodeText, FetchError, type FetchResult } from "../lib/http-client.js";
-import { normaliseHostname } from "../lib/ssrf-guard.js";
+import {
+  BOT_USER_AGENT,
+  decodeText,
+  DEFAULT_PAGE_ACCEPT,
+  FetchError,
+  hostLabel,
+  type FetchResult,
+} from "../lib/http-client.js";
 import { BrowserPool, type Lease } from "./browser.js";
 import { PageError, mediaType } from "./page-text.js";
 import { LOCATE_SCRIPT, type Region, type ScreenshotTarget } from "./screenshot.js";
@@ -50,10 +56,7 @@ const TRANSFER_HEADERS = new Set([
   "keep-alive",
 ]);
 /** A browser's user agent, with the bot's name in it: pages render as for a browser, and the bot is identified. */
-export const RENDER_USER_AGENT =
-  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/147.0.0.0 Safari/537.36 " +
-  "RivalscopeBot/0.1 (+https://rivalscope.example/bot)";
-const HTML_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+export const RENDER_USER_AGENT = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/147.0.0.0 Safari/537.36 ${BOT_USER_AGENT}`;
 /** Peer-to-peer connections do not go through any proxy: the page gets none. */
 const NO_WEBRTC = `(() => { for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel"]) {
   try { Object.defineProperty(window, name, { value: undefined, configurable: false, writable: false }); } catch {} } })()`;
@@ -82,7 +85,7 @@ export interface RenderedPage {
   rendered: boolean;
   /** URLs of the page's requests the SSRF guard refused (for the log). */
   blocked: string[];
-  /** A screenshot for one target, or null when the page can no longer take one (within its time). */
+  /** A screenshot for one target; null when the page can no longer take one (within its time); rejects when shooting fails. */
   screenshot(target: ScreenshotTarget): Promise<Screenshot | null>;
   /** Closes the page and frees its place in the pool. Idempotent. */
   close(): Promise<void>;
@@ -214,18 +217,14 @@ export class PageRenderer {
   private async fetchDocument(url: string, signal: AbortSignal): Promise<ByteResponse> {
     const document = await this.client.request(url, {
       method: "GET",
-      headers: { accept: HTML_ACCEPT, "user-agent": RENDER_USER_AGENT, "accept-language": "en-US,en;q=0.9" },
+      headers: { accept: DEFAULT_PAGE_ACCEPT, "user-agent": RENDER_USER_AGENT, "accept-language": "en-US,en;q=0.9" },
       followRedirects: true,
       signal,
     });
     if (document.status < 200 || document.status > 299) {
-      throw new FetchError(
-        "http",
-        `HTTP ${document.status} from ${normaliseHostname(new URL(document.url).hostname)}`,
-        {
-          status: document.status,
-        },
-      );
+      throw new FetchError("http", `HTTP ${document.status} from ${hostLabel(new URL(document.url))}`, {
+        status: document.status,
+      });
     }
     return document;
   }
@@ -373,7 +372,8 @@ function pageHeaders(response: ByteResponse): Record<string, string> {
 
 /**
  * The target's region, padded and cut to at most the viewport's width and MAX_SHOT_HEIGHT, or the top of the page
- * when the target has no anchor or it is not found. Null when the page cannot be shot within SCREENSHOT_MS.
+ * when the target has no anchor or it is not found. Null when the page cannot be shot within SCREENSHOT_MS; rejects
+ * when the page fails to be shot (its caller logs why and goes on without the screenshot).
  */
 async function takeScreenshot(page: Page, target: ScreenshotTarget): Promise<Screenshot | null> {
   const attempt = async (): Promise<Screenshot> => {
@@ -407,8 +407,11 @@ async function takeScreenshot(page: Page, target: ScreenshotTarget): Promise<Scr
     });
     return { png, region, width: Math.round(clip.width), height: Math.round(clip.height) };
   };
+  const shooting = attempt();
+  // Once the time is up nobody waits for the shot: a failure after that has no one to tell.
+  shooting.catch(() => {});
   return Promise.race([
-    attempt().catch(() => null),
+    shooting,
     new Promise<null>((resolve) => setTimeout(() => resolve(null), SCREENSHOT_MS).unref()),
   ]);
 }

@@ -11,8 +11,6 @@
 import type { EventDraft, PricingPlan } from "./types.js";
 
 export interface ScreenshotTarget {
-  /** The draft's subject, which the stored screenshot is filed under. */
-  subject: string;
   /** Text the region must show (a plan name, an item title, the new headline); null: the top of the page. */
   anchor: string | null;
   /** A number the region must also show (a plan's amount, integer part), to tell the right card from a mention. */
@@ -32,7 +30,6 @@ const ANCHOR_MAX = 120;
 
 export function screenshotTarget(draft: EventDraft): ScreenshotTarget {
   const target = (anchor: string | null, hint: string | null = null): ScreenshotTarget => ({
-    subject: draft.subject,
     anchor: anchor && anchor.trim() !== "" ? anchor.trim().slice(0, ANCHOR_MAX) : null,
     hint,
   });

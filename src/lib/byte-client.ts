@@ -13,14 +13,13 @@ import {
   abandon,
   assertSupportedScheme,
   drain,
-  errorChain,
   FetchError,
+  fetchErrorFrom,
+  formatSize,
   hostLabel,
   parseTarget,
 } from "./http-client.js";
 import {
-  BlockedTargetError,
-  UnresolvableHostError,
   assertLiteralAllowed,
   createGuardedLookup,
   normaliseHostname,
@@ -232,43 +231,12 @@ export class ByteClient {
   private toFetchError(error: unknown, url: URL, signal: AbortSignal | undefined): FetchError {
     if (error instanceof FetchError) return error;
     if (signal?.aborted) return new FetchError("timeout", `request to ${hostLabel(url)} cancelled: out of time`);
-    const chain = errorChain(error);
-    const blocked = chain.find((e): e is BlockedTargetError => e instanceof BlockedTargetError);
-    if (blocked) return new FetchError("blocked", blocked.message, { cause: error });
-    const unresolvable = chain.find((e): e is UnresolvableHostError => e instanceof UnresolvableHostError);
-    if (unresolvable) return new FetchError("dns", unresolvable.message, { cause: error });
-    const codes = chain.map((e) => (e as NodeJS.ErrnoException).code).filter((c): c is string => typeof c === "string");
-    const has = (...wanted: string[]) => codes.some((code) => wanted.includes(code));
-    const host = hostLabel(url);
-    if (has("UND_ERR_CONNECT_TIMEOUT", "ETIMEDOUT")) {
-      return new FetchError("timeout", `timed out after ${seconds(this.connectTimeoutMs)}`, { cause: error });
-    }
-    if (has("UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT")) {
-      return new FetchError("timeout", `timed out after ${seconds(this.timeoutMs)}`, { cause: error });
-    }
-    if (has("ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "EAI_NODATA")) {
-      return new FetchError("dns", `could not resolve ${host}`, { cause: error });
-    }
-    if (has("ECONNREFUSED")) return new FetchError("network", `connection refused by ${host}`, { cause: error });
-    if (has("EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL")) {
-      return new FetchError("network", `${host} is unreachable`, { cause: error });
-    }
-    if (has("ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED")) {
-      return new FetchError("network", `connection to ${host} closed unexpectedly`, { cause: error });
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    return new FetchError("network", `network error with ${host}: ${message}`, { cause: error });
+    return fetchErrorFrom(error, url, { connectMs: this.connectTimeoutMs, responseMs: this.timeoutMs });
   }
 }
 
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))} s`;
-}
-
 function tooLarge(limit: number): FetchError {
-  const size =
-    limit >= 1024 * 1024 ? `${Number((limit / (1024 * 1024)).toFixed(1))} MB` : `${Math.round(limit / 1024)} KB`;
-  return new FetchError("too_large", `response larger than ${size}`);
+  return new FetchError("too_large", `response larger than ${formatSize(limit)}`);
 }
 
 function flattenHeaders(headers: Dispatcher.ResponseData["headers"]): Record<string, string> {

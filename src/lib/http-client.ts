@@ -124,13 +124,14 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
-const DEFAULT_USER_AGENT = "RivalscopeBot/0.1 (+https://rivalscope.example/bot)";
+/** The bot's name, which every outbound request carries (a rendering browser adds it to its own). */
+export const BOT_USER_AGENT = "RivalscopeBot/0.1 (+https://rivalscope.example/bot)";
 const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 20_000;
 const DEFAULT_TOTAL_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_REDIRECTS = 5;
-const DEFAULT_PAGE_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+export const DEFAULT_PAGE_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 const ACCEPT_ENCODING = "gzip, deflate, br";
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** How many bytes of an unwanted body (redirect, error) to drain so the connection can be reused. */
@@ -180,7 +181,7 @@ class UndiciHttpClient implements HttpClient {
   private readonly maxRedirects: number;
 
   constructor(options: HttpClientOptions) {
-    this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+    this.userAgent = options.userAgent ?? BOT_USER_AGENT;
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -382,43 +383,55 @@ class UndiciHttpClient implements HttpClient {
     if (deadline?.signal.aborted) {
       return new FetchError("timeout", `timed out after ${formatSeconds(deadline.ms)}`, { cause: error });
     }
-    const host = hostLabel(url);
-    const chain = errorChain(error);
-    const blocked = chain.find((e): e is BlockedTargetError => e instanceof BlockedTargetError);
-    if (blocked) return new FetchError("blocked", blocked.message, { cause: error });
-    const unresolvable = chain.find((e): e is UnresolvableHostError => e instanceof UnresolvableHostError);
-    if (unresolvable) return new FetchError("dns", unresolvable.message, { cause: error });
-
-    const codes = chain.map((e) => (e as NodeJS.ErrnoException).code).filter((c): c is string => typeof c === "string");
-    const has = (...wanted: string[]) => codes.some((code) => wanted.includes(code));
-    if (has("UND_ERR_CONNECT_TIMEOUT", "ETIMEDOUT")) {
-      return new FetchError("timeout", `timed out after ${formatSeconds(this.connectTimeoutMs)}`, { cause: error });
-    }
-    if (has("UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT")) {
-      return new FetchError("timeout", `timed out after ${formatSeconds(timeoutMs)}`, { cause: error });
-    }
-    if (has("ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "EAI_NODATA")) {
-      return new FetchError("dns", `could not resolve ${host}`, { cause: error });
-    }
-    if (has("ECONNREFUSED")) return new FetchError("network", `connection refused by ${host}`, { cause: error });
-    if (has("EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL")) {
-      return new FetchError("network", `${host} is unreachable`, { cause: error });
-    }
-    if (has("ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "UND_ERR_RES_CONTENT_LENGTH_MISMATCH")) {
-      return new FetchError("network", `connection to ${host} closed unexpectedly`, { cause: error });
-    }
-    if (has("UND_ERR_INVALID_ARG")) {
-      return new FetchError("invalid_url", `invalid request to ${host}`, { cause: error });
-    }
-    const tls = codes.find((code) => /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code));
-    if (tls) {
-      const reason =
-        (chain.find((e) => (e as NodeJS.ErrnoException).code === tls) as Error | undefined)?.message ?? tls;
-      return new FetchError("network", `TLS error with ${host}: ${reason}`, { cause: error });
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    return new FetchError("network", `network error with ${host}: ${message}`, { cause: error });
+    return fetchErrorFrom(error, url, { connectMs: this.connectTimeoutMs, responseMs: timeoutMs });
   }
+}
+
+/**
+ * A failed exchange as callers see it: the kind and a plain message (no stack, no errno), the same for every client
+ * (src/lib/byte-client.ts too). `timeouts` name the limits the messages quote.
+ */
+export function fetchErrorFrom(
+  error: unknown,
+  url: URL,
+  timeouts: { connectMs: number; responseMs: number },
+): FetchError {
+  if (error instanceof FetchError) return error;
+  const host = hostLabel(url);
+  const chain = errorChain(error);
+  const blocked = chain.find((e): e is BlockedTargetError => e instanceof BlockedTargetError);
+  if (blocked) return new FetchError("blocked", blocked.message, { cause: error });
+  const unresolvable = chain.find((e): e is UnresolvableHostError => e instanceof UnresolvableHostError);
+  if (unresolvable) return new FetchError("dns", unresolvable.message, { cause: error });
+
+  const codes = chain.map((e) => (e as NodeJS.ErrnoException).code).filter((c): c is string => typeof c === "string");
+  const has = (...wanted: string[]) => codes.some((code) => wanted.includes(code));
+  if (has("UND_ERR_CONNECT_TIMEOUT", "ETIMEDOUT")) {
+    return new FetchError("timeout", `timed out after ${formatSeconds(timeouts.connectMs)}`, { cause: error });
+  }
+  if (has("UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT")) {
+    return new FetchError("timeout", `timed out after ${formatSeconds(timeouts.responseMs)}`, { cause: error });
+  }
+  if (has("ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "EAI_NODATA")) {
+    return new FetchError("dns", `could not resolve ${host}`, { cause: error });
+  }
+  if (has("ECONNREFUSED")) return new FetchError("network", `connection refused by ${host}`, { cause: error });
+  if (has("EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL")) {
+    return new FetchError("network", `${host} is unreachable`, { cause: error });
+  }
+  if (has("ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "UND_ERR_RES_CONTENT_LENGTH_MISMATCH")) {
+    return new FetchError("network", `connection to ${host} closed unexpectedly`, { cause: error });
+  }
+  if (has("UND_ERR_INVALID_ARG")) {
+    return new FetchError("invalid_url", `invalid request to ${host}`, { cause: error });
+  }
+  const tls = codes.find((code) => /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code));
+  if (tls) {
+    const reason = (chain.find((e) => (e as NodeJS.ErrnoException).code === tls) as Error | undefined)?.message ?? tls;
+    return new FetchError("network", `TLS error with ${host}: ${reason}`, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new FetchError("network", `network error with ${host}: ${message}`, { cause: error });
 }
 
 export function parseTarget(raw: string): URL {
@@ -448,12 +461,12 @@ function elapsedSince(started: number): number {
 }
 
 /** 20000 → "20 s", 250 → "0.25 s". */
-function formatSeconds(ms: number): string {
+export function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))} s`;
 }
 
 /** 5242880 → "5 MB", 1536 → "1.5 KB", 900 → "900 bytes". */
-function formatSize(bytes: number): string {
+export function formatSize(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${Number((bytes / (1024 * 1024)).toFixed(1))} MB`;
   if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} KB`;
   return `${bytes} bytes`;

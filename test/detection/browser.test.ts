@@ -18,10 +18,9 @@ import { PageRenderer } from "../../src/detection/render.js";
 import { FetchError } from "../../src/lib/http-client.js";
 import { FixtureSite } from "../fakes/fixture-site.js";
 import { serveJsPricing } from "../fakes/js-pricing-site.js";
+import { CHROMIUM_PATH, chromiumEnv } from "../setup/browser.js";
 import { createCompetitor, createWorkspace, type TestMember } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
-
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || null;
 
 /** A server counting every TCP connection it accepts: "never received" means not even a connection. */
 async function countingServer(): Promise<{ server: Server; port: number; connections: () => number }> {
@@ -181,12 +180,12 @@ describe("the renderer", () => {
       expect(page.rendered).toBe(true);
       expect(page.result.body).toMatch(/<h3 class="plan-card__name">Pro<\/h3>/);
       expect(page.result.body).toContain("$49");
-      const shot = await page.screenshot({ subject: "pricing:plan:pro", anchor: "Pro", hint: "49" });
+      const shot = await page.screenshot({ anchor: "Pro", hint: "49" });
       expect(shot?.png.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
       expect(shot?.region?.text).toMatch(/^Pro For teams shipping every week\. \$49 ?\/month/);
       // A card, not the page: narrower than the viewport.
       expect(shot!.width).toBeLessThan(400);
-      const top = await page.screenshot({ subject: "pricing:plan:gone", anchor: null, hint: null });
+      const top = await page.screenshot({ anchor: null, hint: null });
       expect(top).toMatchObject({ region: null, width: 1280 });
     } finally {
       await page.close();
@@ -263,7 +262,7 @@ describe("browser sources in the pipeline", () => {
   let site: FixtureSite;
   beforeAll(async () => {
     [app, site] = await Promise.all([
-      startTestApp({ BROWSER_TIMEOUT_MS: "10000", ...(CHROMIUM_PATH ? { CHROMIUM_PATH } : {}) }),
+      startTestApp({ BROWSER_TIMEOUT_MS: "10000", ...chromiumEnv() }),
       new FixtureSite().start(),
     ]);
   });

@@ -4,10 +4,9 @@
  * metric (test/detection/main-text-corpus.ts), and on small pages of other kinds whose text must not lose content.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { extract } from "../../src/detection/extract/index.js";
+import { extract, maskedText } from "../../src/detection/extract/index.js";
 import { blockLines, loadHtml, mainRoot, stripBoilerplate, stripNonContent } from "../../src/detection/extract/html.js";
 import { withinBounds } from "../../src/detection/extract/main-text.js";
-import { maskVolatile } from "../../src/detection/extract/mask.js";
 import {
   engineMainText,
   loadArticleCorpus,
@@ -20,24 +19,25 @@ import {
   type MainTextScore,
 } from "./main-text-corpus.js";
 
-const textOf = (html: string, url = "https://www.heliolytics.io/"): string =>
-  extract(html, { url, contentType: "text/html; charset=utf-8", fetchMethod: "http" }).text;
+const textOf = (html: string, url = "https://www.heliolytics.io/"): string => engineMainText(html, url);
 
 /**
  * The engine's main text as it was before Readability and the furniture filter: the main node's lines, masked,
  * consecutive duplicates dropped (src/detection/extract/index.ts's textOf). Pages that are not articles must keep it.
  */
 function mainNodeText(html: string): string {
+  return maskedText(blockLines(mainRoot(cleaned(html)).get(0)!));
+}
+
+/** The page as extraction cleans it before reading: scripts and boilerplate removed. */
+function cleaned(html: string) {
   const $ = loadHtml(html);
   stripNonContent($);
   stripBoilerplate($);
-  const out: string[] = [];
-  for (const line of blockLines(mainRoot($).get(0)!)) {
-    const masked = maskVolatile(line);
-    if (masked && masked !== out[out.length - 1]) out.push(masked);
-  }
-  return out.join("\n");
+  return $;
 }
+
+const cleanedRoot = (html: string) => cleaned(html).root().get(0)!;
 
 describe("the benchmark's metric", () => {
   it("counts 4-token shingles with their multiplicity and normalises them per page, as evaluate.py does", () => {
@@ -256,28 +256,21 @@ describe("main text on pages that are not articles", () => {
 });
 
 describe("bounds", () => {
-  const cleaned = (html: string) => {
-    const $ = loadHtml(html);
-    stripNonContent($);
-    stripBoilerplate($);
-    return $.root().get(0)!;
-  };
-
   it("holds every real article page of the corpus", () => {
-    const outside = loadArticleCorpus().filter((page) => !withinBounds(cleaned(page.html)));
+    const outside = loadArticleCorpus().filter((page) => !withinBounds(cleanedRoot(page.html)));
     expect(outside.map((page) => page.url)).toEqual([]);
   });
 
   it("leaves out the shapes whose cost grows with depth: nested elements, and text under them", () => {
     const p = "<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt.</p>";
     // 1,000 paragraphs under 290 divs: a depth sum of 333,000.
-    expect(withinBounds(cleaned(`${"<div>".repeat(290)}${p.repeat(1_000)}${"</div>".repeat(290)}`))).toBe(false);
-    expect(withinBounds(cleaned(`${"<div>".repeat(200)}${p.repeat(1_000)}${"</div>".repeat(200)}`))).toBe(true);
+    expect(withinBounds(cleanedRoot(`${"<div>".repeat(290)}${p.repeat(1_000)}${"</div>".repeat(290)}`))).toBe(false);
+    expect(withinBounds(cleanedRoot(`${"<div>".repeat(200)}${p.repeat(1_000)}${"</div>".repeat(200)}`))).toBe(true);
     // 1 MB of text inside 500 nested items: cheap in elements, 1.4 s of Readability.
     const items = Array.from({ length: 500 }, () => `<div>${"word ".repeat(400)}`).join("");
-    expect(withinBounds(cleaned(`${items}${"</div>".repeat(500)}`))).toBe(false);
-    expect(withinBounds(cleaned(`<div>${"<p>word word</p>".repeat(10_001)}</div>`))).toBe(false);
-    expect(withinBounds(cleaned(`<p>${"word ".repeat(400_000)}</p>`))).toBe(false);
+    expect(withinBounds(cleanedRoot(`${items}${"</div>".repeat(500)}`))).toBe(false);
+    expect(withinBounds(cleanedRoot(`<div>${"<p>word word</p>".repeat(10_001)}</div>`))).toBe(false);
+    expect(withinBounds(cleanedRoot(`<p>${"word ".repeat(400_000)}</p>`))).toBe(false);
   });
 
   const para = (i: number) =>
@@ -289,14 +282,14 @@ describe("bounds", () => {
   it("does not run Readability on paragraphs under hundreds of nested elements, and keeps their text", () => {
     const paragraphs = Array.from({ length: 10_000 }, (_, i) => para(i)).join("");
     const html = article(`${"<div>".repeat(500)}${paragraphs}${"</div>".repeat(500)}`);
-    expect(withinBounds(cleaned(html))).toBe(false);
+    expect(withinBounds(cleanedRoot(html))).toBe(false);
     expect(textOf(html).split("\n")).toHaveLength(10_000);
   });
 
   it("reads an article at the bounds with Readability, whole", () => {
     const paragraphs = Array.from({ length: 9_500 }, (_, i) => para(i)).join("");
     const html = article(`<div>${paragraphs}</div>`);
-    expect(withinBounds(cleaned(html))).toBe(true);
+    expect(withinBounds(cleanedRoot(html))).toBe(true);
     expect(textOf(html).split("\n").length).toBeGreaterThan(9_000);
   });
 });

@@ -10,7 +10,7 @@ import { gunzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { extract } from "../../src/detection/extract/index.js";
 import type { PricingPlan } from "../../src/detection/types.js";
-import { compare, type ClassScore } from "./structured-data-corpus.js";
+import { ClassScores, compare, type ClassScore } from "./structured-data-corpus.js";
 
 export interface ExpectedRecord {
   name: string;
@@ -68,16 +68,12 @@ export function readPricingPage(page: PricingPage): ExpectedRecord[] {
 
 /** Scores the engine on every page of the corpus, per layout. */
 export function scorePricingPages(pages: PricingPage[] = PRICING_PAGES): ClassScore[] {
-  const scores = new Map<string, ClassScore>();
+  const scores = new ClassScores();
   for (const page of pages) {
-    let score = scores.get(page.layout);
-    if (!score) {
-      score = { class: page.layout, pages: 0, expected: 0, right: 0, wrong: 0, missed: 0, failures: [] };
-      scores.set(page.layout, score);
-    }
+    const score = scores.of(page.layout);
     compare(score, page.file, page.records, readPricingPage(page), (record) => record.name.toLowerCase());
     score.expected += page.not_read.length;
     score.missed += page.not_read.length;
   }
-  return [...scores.values()];
+  return scores.all();
 }

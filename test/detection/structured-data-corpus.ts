@@ -135,20 +135,31 @@ const jobKey = (job: ExpectedJob): string => `${job.title}|${job.location ?? ""}
 
 /** Scores the engine on every page of the corpus, per class. */
 export function scoreStructuredData(pages: StructuredDataPage[] = STRUCTURED_DATA_PAGES): ClassScore[] {
-  const scores = new Map<string, ClassScore>();
-  const scoreOf = (name: string): ClassScore => {
-    let score = scores.get(name);
-    if (!score) {
-      score = { class: name, pages: 0, expected: 0, right: 0, wrong: 0, missed: 0, failures: [] };
-      scores.set(name, score);
-    }
-    return score;
-  };
+  const scores = new ClassScores();
+  const scoreOf = (name: string) => scores.of(name);
   for (const page of pages) {
     const found = readPage(page);
     compare(scoreOf(page.class), page.file, page.plans, found.plans, planKey);
     if (page.meta) compare(scoreOf("opengraph"), page.file, page.meta, found.meta, planKey);
     if (page.jobs) compare(scoreOf("jobs"), page.file, page.jobs, found.jobs, jobKey);
   }
-  return [...scores.values()];
+  return scores.all();
+}
+
+/** One score per class, started at zero when its class is first met. */
+export class ClassScores {
+  private readonly byClass = new Map<string, ClassScore>();
+
+  of(name: string): ClassScore {
+    let score = this.byClass.get(name);
+    if (!score) {
+      score = { class: name, pages: 0, expected: 0, right: 0, wrong: 0, missed: 0, failures: [] };
+      this.byClass.set(name, score);
+    }
+    return score;
+  }
+
+  all(): ClassScore[] {
+    return [...this.byClass.values()];
+  }
 }

@@ -15,6 +15,7 @@ import {
   createWorkspace,
   type TestMember,
 } from "../setup/factories.js";
+import { chromiumEnv } from "../setup/browser.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
 
 const PNG_SIGNATURE = "89504e470d0a1a0a";
@@ -36,7 +37,7 @@ beforeAll(async () => {
     ASSET_S3_REGION: "eu-west-1",
     ASSET_S3_ACCESS_KEY_ID: "AKIAFAKE",
     ASSET_S3_SECRET_ACCESS_KEY: "fake-secret",
-    ...(process.env.CHROMIUM_PATH ? { CHROMIUM_PATH: process.env.CHROMIUM_PATH } : {}),
+    ...chromiumEnv(),
   });
   // A browser source whose Pro plan goes from $49 to $59 between two fetches.
   owner = await createWorkspace(app, { plan: "growth" });

@@ -66,7 +66,10 @@ async function detectPricingChange(competitorName: string): Promise<Detected> {
   await queueSettled(app.service.services.knex, QUEUES.eventCreated);
   await queueSettled(app.service.services.knex, QUEUES.eventSummary, {}, 30_000);
   const events = await app.http.get("/events").set("Authorization", member.bearer).expect(200);
-  return { member, eventIds: (events.body as { id: string }[]).map((event) => event.id) };
+  const eventIds = (events.body as { id: string }[]).map((event) => event.id);
+  // Every test below is about these events: none would make each of them pass without testing anything.
+  expect(eventIds.length).toBeGreaterThanOrEqual(3);
+  return { member, eventIds };
 }
 
 async function storedEvents(ids: string[]) {
@@ -115,6 +118,8 @@ describe("event summaries by the LLM", () => {
     const first = await detectPricingChange("Acme");
     llm.defaultContent = () => "Acme raised its prices.";
     const second = await detectPricingChange("Acme");
+    // The model was asked about every event, and its answers were refused.
+    expect(llm.completions()).toHaveLength(first.eventIds.length + second.eventIds.length);
     for (const { eventIds } of [first, second]) {
       for (const row of await storedEvents(eventIds)) {
         expect(row.summary).not.toMatch(/\$39|raised its prices\.$/);
@@ -126,6 +131,8 @@ describe("event summaries by the LLM", () => {
   it("keeps the detection's text when the LLM keeps failing, and the jobs complete", async () => {
     llm.fail(500, { message: "overloaded" }, 1000);
     const { eventIds } = await detectPricingChange("Acme");
+    // Each event's job asked (and retried) the failing model before it gave up on the rewrite.
+    expect(llm.completions().length).toBeGreaterThanOrEqual(eventIds.length);
     for (const row of await storedEvents(eventIds)) expect(row.summary_model).toBeNull();
     const failed = await app.service.services
       .knex("pgboss.job")

@@ -8,6 +8,12 @@
 import type { Browser } from "playwright-core";
 import { launchChromium } from "../../src/detection/browser.js";
 
+/** The Chromium build the tests use: CHROMIUM_PATH, or null for the packaged one. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || null;
+
+/** The same choice for a test app's environment. */
+export const chromiumEnv = (): Record<string, string> => (CHROMIUM_PATH ? { CHROMIUM_PATH } : {});
+
 export async function launchBrowser(): Promise<Browser> {
-  return launchChromium({ executablePath: process.env.CHROMIUM_PATH || null });
+  return launchChromium({ executablePath: CHROMIUM_PATH });
 }

@@ -64,8 +64,8 @@ function emptyExtraction(): Extraction {
   };
 }
 
-/** Masked text lines, consecutive duplicates dropped. */
-function textOf(lines: string[]): string {
+/** Masked text lines, consecutive duplicates dropped: `Extraction.text` of the lines read. */
+export function maskedText(lines: string[]): string {
   const out: string[] = [];
   for (const line of lines) {
     const masked = maskVolatile(line);
@@ -101,7 +101,7 @@ function extractHtml(body: string, options: ExtractOptions): Extraction {
   const found = safely(() => extractItems(bodyNode, options.url, index), { items: [], blocks: [] as Element[] });
   return {
     version: EXTRACTOR_VERSION,
-    text: safely(() => textOf(mainTextLines($, mainNode, ld)), ""),
+    text: safely(() => maskedText(mainTextLines($, mainNode, ld)), ""),
     pricing: safely(() => extractPricing(bodyNode, ld, found.blocks, safely, index), []),
     jobs: safely(() => extractJobs(bodyNode, ld, options.url, index), []),
     items: found.items,
