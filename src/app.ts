@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
-import { OpenAPIBackend, type Context } from "openapi-backend";
+import { OpenAPIBackend, type Operation } from "openapi-backend";
 import type { Ajv } from "ajv";
 import type { AccessChangeFeed } from "./auth/access-changes.js";
 import { Authenticator } from "./auth/context.js";
@@ -44,7 +44,8 @@ export async function buildApp(
   services: AppServices,
   accessChanges: AccessChangeFeed | null = null,
 ): Promise<BuiltApp> {
-  const api = await operationRouter(services, new Authenticator(services.knex, services.tokens, accessChanges));
+  const api = await contractApi();
+  const authenticator = new Authenticator(services.knex, services.tokens, accessChanges);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -52,24 +53,32 @@ export async function buildApp(
   // Outside the contract and the access log: an operator endpoint, scraped every few seconds.
   app.get("/metrics", metricsHandler(services.config));
   app.use(requestLog(services));
+  app.use(throughTheContract(services, api, authenticator, jsonBodies()));
+  // Reached only by paths outside the contract.
   app.use("/docs/assets", express.static(docsAssetsDirectory(), { immutable: true, maxAge: "1d", index: false }));
-  app.use(
-    express.json({
-      limit: "1mb",
-      type: ["application/json", "application/*+json"],
-      // Webhook signatures are computed over the exact bytes received.
-      verify: (req: RawRequest, _res, buffer) => {
-        req.rawBody = buffer;
-      },
-    }),
-  );
-  app.use(throughTheContract(api));
+  app.use((_req: RawRequest, res: Response) => sendError(res, new ApiError(404, "Not Found")));
   app.use(lastResortErrors);
   return { app, api };
 }
 
-/** openapi-backend with every operation's handler: routes, authenticates, authorises and validates, then calls it. */
-async function operationRouter(services: AppServices, authenticator: Authenticator): Promise<OpenAPIBackend> {
+/** Parses JSON request bodies (1 MB at most), keeping the exact bytes received for webhook signatures. */
+function jsonBodies() {
+  const parse = express.json({
+    limit: "1mb",
+    type: ["application/json", "application/*+json"],
+    verify: (req: RawRequest, _res, buffer) => {
+      req.rawBody = buffer;
+    },
+  });
+  return (req: RawRequest, res: Response) =>
+    new Promise<void>((resolve, reject) => parse(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+}
+
+/**
+ * openapi-backend over generated/openapi.json: its router matches a request's operation and its validator checks and
+ * coerces the request against that operation. throughTheContract drives both.
+ */
+async function contractApi(): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
     definition: structuredClone(openApiDocument()),
     strict: true,
@@ -82,83 +91,22 @@ async function operationRouter(services: AppServices, authenticator: Authenticat
     ajvOpts: { allErrors: true, useDefaults: true, strict: false },
     customizeAjv: (ajv: Ajv) => addContractFormats(ajv),
   });
-
-  api.registerSecurityHandler("BearerAuth", async (c: Context) => {
-    const auth = await authenticator.authenticate(header(c.request.headers.authorization));
-    if (!auth) return false;
-    const denied = accessError(c.operation.operationId as OperationId, c.operation.path, auth);
-    if (denied) throw denied;
-    return auth;
-  });
-
-  api.register({
-    notFound: async (_c: Context, _req: RawRequest, res: Response) => sendError(res, new ApiError(404, "Not Found")),
-    methodNotAllowed: async (_c: Context, _req: RawRequest, res: Response) =>
-      sendError(res, new ApiError(405, "Method Not Allowed")),
-    unauthorizedHandler: named(async (c: Context, _req: RawRequest, res: Response) => {
-      const error = (c.security?.BearerAuth as { error?: unknown } | undefined)?.error;
-      sendError(res, error instanceof ApiError ? error : unauthorized());
-    }),
-    validationFail: named(async (c: Context, _req: RawRequest, res: Response) =>
-      sendError(res, new ApiError(422, validationIssues(c.validation.errors))),
-    ),
-    notImplemented: named(async (c: Context, _req: RawRequest, res: Response) =>
-      sendReply(res, pendingReply(c.operation.operationId as OperationId)),
-    ),
-  });
-
-  for (const { operationId } of contractOperations()) {
-    const handler = HANDLERS[operationId] as ((ctx: RequestContext) => Promise<Reply>) | undefined;
-    if (!handler) {
-      if (!PENDING.has(operationId)) throw new Error(`operation ${operationId} has no handler and is not pending`);
-      continue;
-    }
-    api.register(
-      operationId,
-      named(async (c: Context, req: RawRequest, res: Response) => {
-        const nulIssues = nulCharacterIssues({
-          path: c.request.params,
-          query: c.request.query,
-          body: c.request.requestBody,
-        });
-        if (nulIssues.length > 0) return sendError(res, new ApiError(422, nulIssues));
-        const ctx: RequestContext = {
-          operationId,
-          path: c.request.params as never,
-          query: c.request.query as never,
-          body: c.request.requestBody as never,
-          headers: req.headers,
-          rawBody: req.rawBody,
-          auth: (c.security?.BearerAuth as AuthContext | undefined) ?? null,
-          ip: req.ip ?? "",
-          requestId: req.requestId!,
-          log: res.locals.log,
-          services,
-          reply: REPLY_BUILDER,
-        };
-        try {
-          sendReply(res, await handler(ctx));
-        } catch (error) {
-          const apiError = error instanceof ApiError ? error : fromDatabaseError(error);
-          if (apiError) return sendError(res, apiError);
-          throw error;
-        }
-      }),
-    );
-  }
   await api.init();
   accelerateRouting(api);
   return api;
 }
 
-type RouteHandler = (c: Context, req: RawRequest, res: Response) => Promise<unknown>;
+type OperationHandler = (ctx: RequestContext) => Promise<Reply>;
 
-/** Names the request's operation (for its access-log line and its metrics), then handles it. */
-function named(handle: RouteHandler): RouteHandler {
-  return (c, req, res) => {
-    res.locals.operationId = c.operation?.operationId;
-    return handle(c, req, res);
-  };
+/** Every operation's handler from the area registry; an operation without one must be listed as pending. */
+function operationHandlers(): Map<OperationId, OperationHandler> {
+  const handlers = new Map<OperationId, OperationHandler>();
+  for (const { operationId } of contractOperations()) {
+    const handler = HANDLERS[operationId] as OperationHandler | undefined;
+    if (handler) handlers.set(operationId, handler);
+    else if (!PENDING.has(operationId)) throw new Error(`operation ${operationId} has no handler and is not pending`);
+  }
+  return handlers;
 }
 
 /**
@@ -191,39 +139,104 @@ function requestLog(services: AppServices) {
   };
 }
 
-/** Hands every request to openapi-backend. */
-function throughTheContract(api: OpenAPIBackend) {
+/**
+ * Every request's way through the contract, in order: openapi-backend's router finds its operation (404, 405); the
+ * caller is authenticated (401) and authorised for the operation (403, src/http/access.ts); openapi-backend's
+ * validator checks the parameters and body and coerces them to their types (422); then the operation's handler runs
+ * (501 while it is pending). openapi-backend's own handleRequest takes the same steps but parses the request four
+ * times over, a quarter of the API's CPU on GET /events (bench/): driving its router and validator directly parses it
+ * once.
+ */
+function throughTheContract(
+  services: AppServices,
+  api: OpenAPIBackend,
+  authenticator: Authenticator,
+  parseBody: (req: RawRequest, res: Response) => Promise<void>,
+) {
+  const handlers = operationHandlers();
   return async (req: RawRequest, res: Response, next: NextFunction) => {
-    // openapi-backend decodes path parameters with decodeURIComponent, which throws on a malformed escape such as
-    // `%E0%A4%A`: that is bad input, answered 422 on a known route and 404 elsewhere, never a 500.
-    if (!isDecodablePath(req.path)) {
-      const known = api.router.matchOperation({ method: req.method, path: req.path, headers: {}, query: {} });
-      return sendError(
-        res,
-        known
-          ? new ApiError(422, [
-              { loc: ["path"], msg: "Malformed percent-encoding in the URL path", type: "value_error" },
-            ])
-          : new ApiError(404, "Not Found"),
-      );
-    }
     try {
-      await api.handleRequest(
-        // openapi-backend copies the request with `{...req}`, losing express's getters: pass a plain object.
-        {
-          method: req.method,
-          path: req.path,
-          query: req.query as never,
-          headers: req.headers as never,
-          body: req.body,
-        },
-        req,
-        res,
-      );
+      // A malformed or oversized body is answered first, whatever the path (lastResortErrors). Most requests have
+      // none: the parser is not even entered for them.
+      if (req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined) {
+        await parseBody(req, res);
+      }
+      // openapi-backend decodes path parameters with decodeURIComponent, which throws on a malformed escape such as
+      // `%E0%A4%A`: that is bad input, answered 422 on a known route and 404 elsewhere, never a 500.
+      const decodable = isDecodablePath(req.path);
+      // A plain object: openapi-backend copies the request with `{...req}`, which would lose express's getters.
+      const request = {
+        method: req.method,
+        path: req.path,
+        query: req.query as Record<string, string | string[]>,
+        headers: req.headers as Record<string, string | string[]>,
+        body: req.body as unknown,
+      };
+      const match = matchOperation(api, request);
+      // A path outside the contract may still be a static asset of the docs page (see buildApp).
+      if (match === 404) return next();
+      if (match === 405) return sendError(res, new ApiError(405, "Method Not Allowed"));
+      const operationId = match.operationId as OperationId;
+      // Names the request's operation for its access-log line and its metrics.
+      res.locals.operationId = operationId;
+      if (!decodable) {
+        return sendError(
+          res,
+          new ApiError(422, [
+            { loc: ["path"], msg: "Malformed percent-encoding in the URL path", type: "value_error" },
+          ]),
+        );
+      }
+
+      let auth: AuthContext | null = null;
+      if (match.security?.length) {
+        auth = await authenticator.authenticate(header(req.headers.authorization));
+        if (!auth) return sendError(res, unauthorized());
+        const denied = accessError(operationId, match.path, auth);
+        if (denied) return sendError(res, denied);
+      }
+
+      const validation = api.validator.validateRequest(request, match);
+      if (validation.errors) return sendError(res, new ApiError(422, validationIssues(validation.errors)));
+      // The validator coerced the parameters (and filled in their defaults) in place of the parsed ones; the body
+      // object was checked and given its defaults as it is.
+      const path = validation.coerced?.params ?? {};
+      const query = validation.coerced?.query ?? {};
+      const nulIssues = nulCharacterIssues({ path, query, body: request.body });
+      if (nulIssues.length > 0) return sendError(res, new ApiError(422, nulIssues));
+
+      const handler = handlers.get(operationId);
+      if (!handler) return sendReply(res, pendingReply(operationId));
+      const ctx: RequestContext = {
+        operationId,
+        path: path as never,
+        query: query as never,
+        body: request.body as never,
+        headers: req.headers,
+        rawBody: req.rawBody,
+        auth,
+        ip: req.ip ?? "",
+        requestId: req.requestId!,
+        log: res.locals.log,
+        services,
+        reply: REPLY_BUILDER,
+      };
+      sendReply(res, await handler(ctx));
     } catch (error) {
+      const apiError = error instanceof ApiError ? error : fromDatabaseError(error);
+      if (apiError) return sendError(res, apiError);
       next(error);
     }
   };
+}
+
+/** The request's operation, or 404 (no such path) or 405 (the path exists, the method does not). */
+function matchOperation(api: OpenAPIBackend, request: Parameters<OpenAPIBackend["router"]["matchOperation"]>[0]) {
+  try {
+    return api.router.matchOperation(request, true) as Operation;
+  } catch (error) {
+    return (error as Error).message.startsWith("405") ? 405 : 404;
+  }
 }
 
 /** Errors that escaped everything else: body-parser failures a client caused, then anything else as a logged 500. */
@@ -254,9 +267,8 @@ function sendReply(res: Response, reply: Reply): void {
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   if (reply.json !== undefined) {
     // Text Postgres built goes out as it is: express's send would first copy it into a Buffer, which for a 50 KB page
-    // of events cost a tenth of the request (bench/, GET /events). Node leaves the body out of a HEAD answer itself.
+    // of events cost a tenth of the request (bench/, GET /events). Node sets Content-Length itself.
     res.setHeader("Content-Type", "application/json; charset=utf-8");
-    res.setHeader("Content-Length", Buffer.byteLength(reply.json));
     res.end(reply.json);
   } else if (reply.status === 204 || reply.body === undefined) {
     res.end();
