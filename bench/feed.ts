@@ -76,6 +76,11 @@ export interface LoadOptions {
   connections: number;
   warmupSeconds: number;
   durationSeconds: number;
+  /**
+   * Requests per second over all connections; unset, as many as the server answers. A fixed rate compares two builds
+   * by their CPU per request, which varies far less from run to run than their throughput.
+   */
+  rate?: number;
 }
 
 /** A warm-up run (discarded), then the measured run. Any error or non-2xx answer makes the run invalid. */
@@ -87,6 +92,7 @@ export async function measureLoad(options: LoadOptions): Promise<LoadResult> {
       connections: options.connections,
       duration,
       timeout: 10,
+      ...(options.rate ? { overallRate: options.rate } : {}),
     });
   assertClean(await run(options.warmupSeconds), "warm-up");
   const { value: result, cpuShare } = await withCpuShare(options.serverPid, () => run(options.durationSeconds));
