@@ -106,15 +106,10 @@ function parserFor(
       queryCopy[name] = Array.isArray(value) ? [...value] : value;
     }
     const normalized = router.normalizeRequest(req);
-    let params: Record<string, string> = {};
-    if (operation) {
-      const template = pathParameters.get(operation.path)!;
-      const match = template.pattern.exec(router.normalizePath(normalized.path));
-      if (match) {
-        params = {};
-        template.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
-      }
-    }
+    const params: Record<string, string> = {};
+    const template = operation && pathParameters.get(operation.path);
+    const match = template?.pattern.exec(router.normalizePath(normalized.path));
+    if (template && match) template.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
     return { ...normalized, params, headers, query: queryCopy, cookies: {}, requestBody };
   }) as OpenAPIBackend["router"]["parseRequest"];
 }
