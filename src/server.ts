@@ -68,18 +68,6 @@ export async function openServices(
   return { config, knex: database.knex, log, tokens: new TokenService(config), jobs, http, detection, email };
 }
 
-/**
- * The service's log: JSON lines on stdout, written in batches of about 4 KB. A write per line cost ~30 µs of CPU per
- * request under load, nearly all of it the access log's (bench/, GET /events at a fixed 1,000 req/s: 424 → 390 µs
- * per request). Pending lines are written every 250 ms, right after the start-up line and on exit, so a process
- * killed with SIGKILL loses at most its last quarter of a second.
- */
-function serviceLog(config: Readonly<Config>): Logger {
-  const destination = pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: 250 });
-  process.once("exit", () => destination.flushSync());
-  return pino({ level: config.logLevel, base: { service: "rivalscope", role: config.role } }, destination);
-}
-
 export interface StartOptions {
   /** Do not listen on a port (tests drive the express app directly). */
   listen?: boolean;
@@ -87,7 +75,7 @@ export interface StartOptions {
 }
 
 export async function startService(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningService> {
-  const log = options.log ?? serviceLog(config);
+  const log = options.log ?? pino({ level: config.logLevel, base: { service: "rivalscope", role: config.role } });
   const database = await openDatabase(config, (message) => log.debug({ postgres: message.trim() }, "postgres"));
   // Credentials stored before sealing existed are sealed now, by whichever process starts first.
   const sealed = await sealPlaintextSecrets(database.knex, secretBoxOf(config));
@@ -113,10 +101,7 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   // A worker has no HTTP server of its own: it serves its metrics on METRICS_PORT, when set.
   const metricsServer =
     !serveApi && config.metricsPort !== null ? await startMetricsServer(config, config.metricsPort) : null;
-  if (!serveApi) {
-    log.info({ role: config.role, metricsPort: config.metricsPort }, "started");
-    log.flush();
-  }
+  if (!serveApi) log.info({ role: config.role, metricsPort: config.metricsPort }, "started");
   let server: Server | null = null;
   let app: import("express").Express | null = null;
   let accessChanges: AccessChangeFeed | null = null;
@@ -132,7 +117,6 @@ export async function startService(config: Readonly<Config>, options: StartOptio
         listening.once("error", reject);
       });
       log.info({ url: `http://${config.host}:${config.port}`, docs: `${config.publicBaseUrl}/docs` }, "listening");
-      log.flush();
     }
   }
 
