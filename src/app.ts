@@ -76,9 +76,10 @@ function jsonBodies() {
 
 /**
  * openapi-backend over generated/openapi.json: its router matches a request's operation and its validator checks and
- * coerces the request against that operation. throughTheContract drives both.
+ * coerces the request against that operation. throughTheContract drives both. `accelerated: false` keeps
+ * openapi-backend's own router, which test/http/fast-router.test.ts holds the accelerated one to.
  */
-async function contractApi(): Promise<OpenAPIBackend> {
+export async function contractApi({ accelerated = true } = {}): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
     definition: structuredClone(openApiDocument()),
     strict: true,
@@ -92,7 +93,7 @@ async function contractApi(): Promise<OpenAPIBackend> {
     customizeAjv: (ajv: Ajv) => addContractFormats(ajv),
   });
   await api.init();
-  accelerateRouting(api);
+  if (accelerated) accelerateRouting(api);
   return api;
 }
 

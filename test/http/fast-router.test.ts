@@ -3,33 +3,16 @@
  * start-up. They must answer exactly as openapi-backend's own do, for every operation of the contract: the same
  * operation (or none), the same parsed request, and so the same validation result.
  */
-import type { Ajv } from "ajv";
-import { OpenAPIBackend, type Operation, type Request } from "openapi-backend";
+import type { OpenAPIBackend, Operation, Request } from "openapi-backend";
 import { beforeAll, describe, expect, it } from "vitest";
-import { openApiDocument } from "../../src/contract.js";
-import { accelerateRouting } from "../../src/http/fast-router.js";
-import { addContractFormats } from "../../src/http/formats.js";
-
-async function backend(accelerated: boolean): Promise<OpenAPIBackend> {
-  const api = new OpenAPIBackend({
-    definition: structuredClone(openApiDocument()),
-    validate: true,
-    quick: true,
-    coerceTypes: true,
-    ajvOpts: { allErrors: true, useDefaults: true, strict: false },
-    customizeAjv: (ajv: Ajv) => addContractFormats(ajv),
-  });
-  await api.init();
-  if (accelerated) accelerateRouting(api);
-  return api;
-}
+import { contractApi } from "../../src/app.js";
 
 let fast: OpenAPIBackend;
 let reference: OpenAPIBackend;
 let operations: Operation[];
 
 beforeAll(async () => {
-  [fast, reference] = await Promise.all([backend(true), backend(false)]);
+  [fast, reference] = await Promise.all([contractApi(), contractApi({ accelerated: false })]);
   operations = reference.router.getOperations();
 });
 
