@@ -5,11 +5,9 @@
  * through extract(), per layout: right, wrong (another kind, amount, promotion, currency or period, or a record the
  * page does not state: the failure that becomes a false price change), missed.
  */
-import { readFileSync } from "node:fs";
-import { gunzipSync } from "node:zlib";
-import { fileURLToPath } from "node:url";
 import { extract } from "../../src/detection/extract/index.js";
 import type { PricingPlan } from "../../src/detection/types.js";
+import { realPagesCorpus } from "./real-pages-corpus.js";
 import { ClassScores, compare, type ClassScore } from "./structured-data-corpus.js";
 
 export interface ExpectedRecord {
@@ -36,16 +34,9 @@ export interface PricingPage {
   note: string;
 }
 
-const DIR = new URL("../fixtures/real-pages/pricing/", import.meta.url);
-
-export const PRICING_PAGES: PricingPage[] = JSON.parse(
-  readFileSync(fileURLToPath(new URL("expected.json", DIR)), "utf8"),
-).pages;
-
-export function pricingPageBody(page: PricingPage): string {
-  const bytes = readFileSync(fileURLToPath(new URL(page.file, DIR)));
-  return (page.file.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8");
-}
+const corpus = realPagesCorpus<PricingPage>("pricing");
+export const PRICING_PAGES: PricingPage[] = corpus.pages;
+export const pricingPageBody = corpus.body;
 
 /** The fields a record is judged on; `kind` and `promo_amount` are written only when they say something. */
 export const recordFields = (plan: PricingPlan): ExpectedRecord => ({

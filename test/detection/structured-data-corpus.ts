@@ -6,9 +6,7 @@
  * the real entry point, per class of page: right, wrong (a plan with another amount, currency or period, or a plan
  * the markup does not state: the failure that becomes a false price change), missed.
  */
-import { readFileSync } from "node:fs";
-import { gunzipSync } from "node:zlib";
-import { fileURLToPath } from "node:url";
+import { realPagesCorpus } from "./real-pages-corpus.js";
 import { collapse, loadHtml } from "../../src/detection/extract/html.js";
 import { extract } from "../../src/detection/extract/index.js";
 import { pricingFromMeta, readProductMeta } from "../../src/detection/extract/offers.js";
@@ -45,15 +43,9 @@ export interface StructuredDataPage {
   note: string;
 }
 
-const DIR = new URL("../fixtures/real-pages/structured-data/", import.meta.url);
-
-export const STRUCTURED_DATA_PAGES: StructuredDataPage[] = JSON.parse(
-  readFileSync(fileURLToPath(new URL("expected.json", DIR)), "utf8"),
-).pages;
-
-export function pageBody(page: StructuredDataPage): string {
-  return gunzipSync(readFileSync(fileURLToPath(new URL(page.file, DIR)))).toString("utf8");
-}
+const corpus = realPagesCorpus<StructuredDataPage>("structured-data");
+export const STRUCTURED_DATA_PAGES: StructuredDataPage[] = corpus.pages;
+export const pageBody = corpus.body;
 
 export const planFields = (plan: PricingPlan): ExpectedPlan => ({
   name: plan.name,

@@ -6,6 +6,7 @@
 import type { OpenAPIBackend, Operation, Request } from "openapi-backend";
 import { beforeAll, describe, expect, it } from "vitest";
 import { contractApi } from "../../src/app.js";
+import { contractOperations } from "../../src/contract.js";
 
 let fast: OpenAPIBackend;
 let reference: OpenAPIBackend;
@@ -43,6 +44,12 @@ function requestsFor(operation: Operation): Request[] {
 }
 
 describe("the start-up-compiled router", () => {
+  it("is compared on every operation of the contract, not a list that could come back short", () => {
+    const ids = (list: { operationId?: string }[]) => list.map((operation) => operation.operationId).sort();
+    expect(ids(operations)).toEqual(ids(contractOperations()));
+    expect(operations.length).toBeGreaterThan(80);
+  });
+
   it("matches every operation's requests to the operation openapi-backend matches", () => {
     for (const operation of operations) {
       for (const request of requestsFor(operation)) {
@@ -51,14 +58,16 @@ describe("the start-up-compiled router", () => {
         );
       }
     }
-    for (const request of [
-      { method: "GET", path: "/no/such/path", query: {}, headers: {} },
-      { method: "PATCH", path: "/events", query: {}, headers: {} },
-    ]) {
+    // Outside the contract: openapi-backend throws "404-…" for an unknown path and "405-…" for a known path's
+    // unregistered method; the app answers with that status.
+    const outside: [Request, string][] = [
+      [{ method: "GET", path: "/no/such/path", query: {}, headers: {} }, "404"],
+      [{ method: "PATCH", path: "/events", query: {}, headers: {} }, "405"],
+    ];
+    for (const [request, status] of outside) {
       expect(fast.router.matchOperation(request)).toBeUndefined();
-      expect(() => fast.router.matchOperation(request, true)).toThrow(
-        /^40[45]/.exec(errorOf(() => reference.router.matchOperation(request, true)))![0]!,
-      );
+      expect(statusThrown(() => fast.router.matchOperation(request, true))).toBe(status);
+      expect(statusThrown(() => reference.router.matchOperation(request, true))).toBe(status);
     }
   });
 
@@ -92,11 +101,12 @@ describe("the start-up-compiled router", () => {
   });
 });
 
-function errorOf(run: () => unknown): string {
+/** The status a strict match throws with ("404" or "405"), or null when it matched. */
+function statusThrown(match: () => unknown): string | null {
   try {
-    run();
-    return "";
+    match();
+    return null;
   } catch (error) {
-    return (error as Error).message;
+    return (error as Error).message.slice(0, 3);
   }
 }
