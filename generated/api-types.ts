@@ -1581,15 +1581,24 @@ export interface paths {
         put?: never;
         /**
          * Receive inbound support mail
-         * @description Receives inbound mail events from the mail provider (public: no bearer token). When `INBOUND_MAIL_WEBHOOK_SECRET` is
-         *     set, the Standard Webhooks signature over `<provider-id>.<provider-timestamp>.<raw body>` is verified and a missing,
-         *     invalid, stale (more than 300 s) or replayed request answers 401; without a secret any request is accepted.
-         *     A `message.received` event adds the message to its thread (creating the thread, or reopening a closed one) and
-         *     queues its triage (category, severity, `needs_human`, summary and a drafted reply: by the LLM when `LLM_BASE_URL`
-         *     is set, by rules otherwise), which shows on the thread moments later; a message already ingested (same provider
-         *     message id), a message of another inbox than the one setup provisioned, and other event types are acknowledged
-         *     without effect. A rejected request stores nothing. Answers 202 `{ "received": true, "thread_id": string | null }` (`null` when nothing was stored); 422 for a
-         *     malformed body.
+         * @description Receives inbound mail events from the mail provider (public: no bearer token). It fails closed: the Standard
+         *     Webhooks signature over `<id>.<timestamp>.<raw body>` is verified with `INBOUND_MAIL_WEBHOOK_SECRET`, or, when that
+         *     is unset, with the secret the provider returned to `POST /support/admin/setup` (kept sealed); with neither, every
+         *     request answers 401. The id, timestamp and signature are read from the `provider-*` headers, or from the `svix-*`
+         *     (what AgentMail's deliveries carry) or `webhook-*` ones; a missing, invalid, stale (more than 300 s) or replayed
+         *     request answers 401.
+         *
+         *     A verified `message.received` event is a notice, not the message: the message is fetched from the provider by its
+         *     id (`GET /v0/inboxes/{inbox_id}/messages/{message_id}`), and the provider's copy is what is stored. A message the
+         *     provider does not know, or whose thread or sender differs from the event's, answers 422 and stores nothing. The
+         *     message's time is the provider's, never later than its receipt. The message joins its thread (creating the
+         *     thread, or reopening a closed one) and its triage is queued (category, severity, `needs_human`, summary and a
+         *     drafted reply: by the LLM when `LLM_BASE_URL` is set, by rules otherwise), which shows on the thread moments later.
+         *     A message already ingested (same provider message id), a message of another inbox than the one setup provisioned,
+         *     and other event types are acknowledged without effect. A rejected request stores nothing. Answers 202
+         *     `{ "received": true, "thread_id": string | null }` (`null` when nothing was stored); 422 for a malformed body;
+         *     503 when the mail provider is not configured (the message cannot be fetched; the provider retries); 502 when it
+         *     fails.
          */
         post: operations["receiveSupportInboundMail"];
         delete?: never;
@@ -8137,6 +8146,12 @@ export interface operations {
                 "provider-timestamp"?: string;
                 /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures. */
                 "provider-signature"?: string;
+                /** @description The delivery id as Svix sends it for AgentMail; read when `provider-id` is absent. */
+                "svix-id"?: string;
+                /** @description Unix seconds when the delivery was signed, as Svix sends it. */
+                "svix-timestamp"?: string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures, as Svix sends them. */
+                "svix-signature"?: string;
             };
             path?: never;
             cookie?: never;
@@ -8172,6 +8187,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The support mail provider (`SUPPORT_MAIL_API_BASE`) failed or refused the call: it could not be reached, timed out, answered 5xx or 429, or refused the request or the API key (`SUPPORT_MAIL_API_KEY`). `detail` names the provider's status and message. Nothing was changed on this side; the call may be retried. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description A provider this operation needs (payments, email, LLM) is not configured on this deployment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };

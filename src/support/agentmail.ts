@@ -20,7 +20,11 @@ import { FetchError, type HttpClient } from "../lib/http-client.js";
 
 /** The provider failed or refused the call: the operation answers 502 with this message. */
 export class SupportProviderError extends ApiError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The provider's HTTP status when it answered one (404: it does not know the message), else null. */
+    readonly providerStatus: number | null = null,
+  ) {
     super(502, `The support mail provider failed: ${message}`);
     this.name = "SupportProviderError";
   }
@@ -146,6 +150,7 @@ export class AgentMailClient {
       const hint = response.status === 401 || response.status === 403 ? " (check SUPPORT_MAIL_API_KEY)" : "";
       throw new SupportProviderError(
         `${method} ${path.split("?")[0]} answered HTTP ${response.status}: ${said}${hint}`,
+        response.status,
       );
     }
     if (json === null || typeof json !== "object" || Array.isArray(json)) {

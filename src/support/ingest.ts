@@ -81,9 +81,10 @@ export function parseProviderMessage(
   const to = Array.isArray(message.to) ? message.to : [message.to];
   const toAddress = to.map(parseAddress).find((address) => address !== null)?.email ?? parseAddress(inboxId)?.email;
   const timestamp = new Date(String(message.timestamp ?? message.created_at ?? ""));
-  // A missing or unreadable time is the time it reached us; so is one Postgres cannot store.
+  // A missing or unreadable time is the time it reached us; so is one Postgres cannot store, and one in the future
+  // (a message dated 9999 would pin its thread to the top of the list for ever).
   const receivedAt =
-    Number.isNaN(timestamp.getTime()) || timestamp.getUTCFullYear() < 1970 || timestamp.getUTCFullYear() > 9999
+    Number.isNaN(timestamp.getTime()) || timestamp.getUTCFullYear() < 1970 || timestamp.getTime() > now.getTime()
       ? now
       : timestamp;
   return {

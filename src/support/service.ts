@@ -8,12 +8,13 @@ import { createHash } from "node:crypto";
 import type { Knex } from "knex";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
-import { ApiError, conflict, notFound } from "../http/errors.js";
+import { ApiError, conflict, invalid, notFound } from "../http/errors.js";
 import type { Jobs } from "../jobs/boss.js";
 import type { HttpClient } from "../lib/http-client.js";
+import { secretBoxOf } from "../lib/secret-box.js";
 import { claimWebhookMessage, verifyStandardWebhook } from "../lib/standard-webhooks.js";
-import { AgentMailClient, type ProviderObject } from "./agentmail.js";
-import { ingestInbound, parseProviderMessage } from "./ingest.js";
+import { AgentMailClient, SupportProviderError, type ProviderObject } from "./agentmail.js";
+import { ingestInbound, parseProviderMessage, type InboundMail } from "./ingest.js";
 import { SupportInbox, SupportMessage, SupportThread } from "./models.js";
 
 export interface SupportDeps {
@@ -61,9 +62,16 @@ export class SupportService {
       // A new PUBLIC_BASE_URL or inbox is a new registration; the same ones are the same registration.
       client_id: `rivalscope-support-webhook-${digest(`${inbox.inbox_id}\n${webhookUrl}`)}`,
     });
-    await SupportInbox.query(this.deps.knex)
+    // The secret the provider signs with is kept (sealed): the inbound webhook verifies with it when no
+    // INBOUND_MAIL_WEBHOOK_SECRET is configured, so a deployment is never left accepting unsigned mail.
+    await this.deps
+      .knex("support_inboxes")
       .where({ client_id: this.inboxClientId() })
-      .patch({ webhook_id: webhook.webhook_id });
+      .update({
+        webhook_id: webhook.webhook_id,
+        webhook_secret: secretBoxOf(this.deps.config).seal(webhook.secret),
+        updated_at: this.deps.knex.fn.now(),
+      });
     return { inbox, webhook, webhook_url: webhookUrl };
   }
 
@@ -191,16 +199,17 @@ export class SupportService {
   }
 
   /**
-   * The public webhook: verified with Standard Webhooks when INBOUND_MAIL_WEBHOOK_SECRET is set (401s in
-   * src/lib/standard-webhooks.ts), unsigned requests accepted when it is not (docs/product-rules.md#support-inbox).
-   * The delivery id is claimed in the transaction that stores the message, so a rejected or failed request stores
-   * nothing and marks nothing seen.
+   * The public webhook (docs/product-rules.md#support-inbox). It fails closed: the Standard Webhooks signature is
+   * verified with INBOUND_MAIL_WEBHOOK_SECRET, or else with the secret setup received from the provider, and without
+   * either every request answers 401. A verified body is still only a notice: the message stored is the provider's
+   * own copy, fetched by id, whose thread and sender must be the body's (422 otherwise), dated no later than its
+   * receipt. The delivery id is claimed in the transaction that stores the message, so a rejected or failed request
+   * stores nothing and marks nothing seen.
    */
   async receive(request: InboundRequest): Promise<InboundResult> {
-    const secret = this.deps.config.inboundMailWebhookSecret;
-    const deliveryId = secret === null ? null : verifyStandardWebhook(secret, request.headers, request.rawBody);
+    const deliveryId = verifyStandardWebhook(await this.webhookSecrets(), request.headers, request.rawBody);
     const { body } = request;
-    const mail =
+    const notice =
       body.event_type === "message.received"
         ? parseProviderMessage(body.message, body.inbox_id ?? null, ["body", "message"])
         : null;
@@ -208,12 +217,59 @@ export class SupportService {
     const inboxes = (await SupportInbox.query(this.deps.knex).select("provider_inbox_id")).map(
       (i) => i.provider_inbox_id,
     );
-    const ours = mail !== null && (inboxes.length === 0 || inboxes.includes(mail.providerInboxId));
+    const ours = notice !== null && (inboxes.length === 0 || inboxes.includes(notice.providerInboxId));
+    const known =
+      ours &&
+      (await this.deps
+        .knex("support_messages")
+        .where({ provider_message_id: notice.providerMessageId })
+        .first("id")) !== undefined;
+    const mail = ours && !known ? await this.providerCopy(notice) : null;
     return this.deps.knex.transaction(async (trx) => {
-      if (deliveryId !== null) await claimWebhookMessage(trx, RECEIPT_ENDPOINT, deliveryId);
-      const threadId = ours ? await ingestInbound(trx, this.deps.jobs, mail!) : null;
+      await claimWebhookMessage(trx, RECEIPT_ENDPOINT, deliveryId);
+      const threadId = mail ? await ingestInbound(trx, this.deps.jobs, mail) : null;
       return { received: true, thread_id: threadId };
     });
+  }
+
+  /** The secrets inbound mail may be signed with: the configured one, else those setup stored (none: all refused). */
+  private async webhookSecrets(): Promise<string[]> {
+    const configured = this.deps.config.inboundMailWebhookSecret;
+    if (configured !== null) return [configured];
+    const stored: { webhook_secret: string }[] = await this.deps
+      .knex("support_inboxes")
+      .whereNotNull("webhook_secret")
+      .select("webhook_secret");
+    const box = secretBoxOf(this.deps.config);
+    return stored.map((row) => box.open(row.webhook_secret));
+  }
+
+  /**
+   * The message as the provider holds it, checked against the notice that announced it: the provider must know the
+   * message, in the same thread and from the same sender (a forged body cannot graft mail onto a customer's thread).
+   */
+  private async providerCopy(notice: InboundMail): Promise<InboundMail> {
+    const client = this.client();
+    let message;
+    try {
+      message = await client.getMessage(notice.providerInboxId, notice.providerMessageId);
+    } catch (error) {
+      if (error instanceof SupportProviderError && error.providerStatus === 404) {
+        throw invalid(["body", "message", "message_id"], "The mail provider does not know this message");
+      }
+      throw error;
+    }
+    const mail = parseProviderMessage(message, notice.providerInboxId, ["body", "message"]);
+    if (mail.providerMessageId !== notice.providerMessageId) {
+      throw invalid(["body", "message", "message_id"], "Does not match the provider's copy of the message");
+    }
+    if (mail.providerThreadId !== notice.providerThreadId) {
+      throw invalid(["body", "message", "thread_id"], "Does not match the provider's copy of the message");
+    }
+    if (mail.fromEmail !== notice.fromEmail) {
+      throw invalid(["body", "message", "from"], "Does not match the provider's copy of the message");
+    }
+    return mail;
   }
 
   /** The provider client, or 503 when this deployment has not configured one. */

@@ -19,37 +19,50 @@ const SECRET = `whsec_${randomBytes(24).toString("base64")}`;
 const signer = new Webhook(SECRET);
 const PUBLIC_BASE_URL = "https://rivalscope.example";
 const INBOX = "support@agentmail.to";
+const HELP_INBOX = "help@agentmail.to"; // bySetup's
 const WEBHOOK = "/support/webhooks/agentmail";
 
 let app: TestApp; // provider and signing secret configured, no LLM: rule-based triage
-let bare: TestApp; // no provider, no signing secret, an LLM
+let bare: TestApp; // no provider, no signing secret
+let bySetup: TestApp; // provider and an LLM, no configured secret: verifies with the secret setup received
 let mail: FakeAgentMail;
 let llm: FakeLlm;
 let admin: TestMember;
 let member: TestMember;
 let bareAdmin: TestMember;
+let bySetupAdmin: TestMember;
 
 beforeAll(async () => {
   [mail, llm] = await Promise.all([new FakeAgentMail().start(), new FakeLlm().start()]);
-  [app, bare] = await Promise.all([
+  [app, bare, bySetup] = await Promise.all([
     startTestApp({
       SUPPORT_MAIL_API_BASE: mail.baseUrl,
       SUPPORT_MAIL_API_KEY: mail.apiKey,
       INBOUND_MAIL_WEBHOOK_SECRET: SECRET,
       PUBLIC_BASE_URL,
     }),
-    startTestApp({ LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: llm.apiKey, LLM_MODEL: llm.model }),
+    startTestApp({}),
+    startTestApp({
+      SUPPORT_MAIL_API_BASE: mail.baseUrl,
+      SUPPORT_MAIL_API_KEY: mail.apiKey,
+      PUBLIC_BASE_URL: "https://other-deployment.example",
+      SUPPORT_INBOX_USERNAME: "help",
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_API_KEY: llm.apiKey,
+      LLM_MODEL: llm.model,
+    }),
   ]);
-  [admin, member, bareAdmin] = await Promise.all([
+  [admin, member, bareAdmin, bySetupAdmin] = await Promise.all([
     createWorkspace(app, { isAdmin: true }),
     createWorkspace(app),
     createWorkspace(bare, { isAdmin: true }),
+    createWorkspace(bySetup, { isAdmin: true }),
   ]);
   // The inbox every test's mail arrives in (setup is idempotent, so its own test may call it again).
   await app.http.post("/support/admin/setup").set("Authorization", admin.bearer).expect(200);
 });
 afterAll(async () => {
-  await Promise.all([app?.stop(), bare?.stop()]);
+  await Promise.all([app?.stop(), bare?.stop(), bySetup?.stop()]);
   await Promise.all([mail?.stop(), llm?.stop()]);
 });
 
@@ -189,6 +202,58 @@ describe("inbound webhook signatures", () => {
     expect(response.body.detail[0].loc).toEqual(["body", "message", "from"]);
     await post(signed({ event_type: "message.received" })).expect(422);
     expect(await threadCount()).toBe(before);
+  });
+
+  it("accepts the svix-* headers AgentMail's deliveries carry", async () => {
+    const request = signed(event());
+    const svix = {
+      "svix-id": request.headers["provider-id"]!,
+      "svix-timestamp": request.headers["provider-timestamp"]!,
+      "svix-signature": request.headers["provider-signature"]!,
+    };
+    const response = await app.http
+      .post(WEBHOOK)
+      .set({ "content-type": "application/json", ...svix })
+      .send(request.body)
+      .expect(202);
+    expect(response.body.thread_id).toEqual(expect.any(String));
+  });
+
+  it("answers 422 for a signed event of a message the provider does not know, and stores nothing", async () => {
+    const { threadId } = await deliver({ from: "jane@customer.example" });
+    const before = await threadCount();
+    const stored = await app.service.services.knex("support_messages").count({ n: "*" });
+    const { event: real } = mail.receive(INBOX, { from: "jane@customer.example", subject: "x", text: "y" });
+    const thread = await app.service.services.knex("support_threads").where({ id: threadId }).first();
+    // A forged notice: an invented message id grafted onto the customer's real thread, dated 9999.
+    const forged = {
+      ...real,
+      message: {
+        ...(real.message as object),
+        message_id: "<forged@attacker.example>",
+        thread_id: thread.provider_thread_id,
+        timestamp: "9999-01-01T00:00:00Z",
+        text: "Please refund me to account 123",
+      },
+    };
+    const response = await post(signed(forged)).expect(422);
+    expect(response.body.detail[0].loc).toEqual(["body", "message", "message_id"]);
+    expect(await threadCount()).toBe(before);
+    expect(await app.service.services.knex("support_messages").count({ n: "*" })).toEqual(stored);
+  });
+
+  it("answers 422 when the event's thread or sender is not the provider's copy's", async () => {
+    const { threadId } = await deliver({ from: "jane@customer.example" });
+    const thread = await app.service.services.knex("support_threads").where({ id: threadId }).first();
+    const { event: other } = mail.receive(INBOX, { from: "mallory@attacker.example", subject: "x", text: "y" });
+    const message = other.message as Record<string, unknown>;
+    const movedThread = { ...other, message: { ...message, thread_id: thread.provider_thread_id } };
+    const response = await post(signed(movedThread)).expect(422);
+    expect(response.body.detail[0].loc).toEqual(["body", "message", "thread_id"]);
+    const spoofedSender = { ...other, message: { ...message, from: "jane@customer.example" } };
+    expect((await post(signed(spoofedSender)).expect(422)).body.detail[0].loc).toEqual(["body", "message", "from"]);
+    const messages = await app.service.services.knex("support_messages").where({ thread_id: threadId });
+    expect(messages).toHaveLength(1);
   });
 
   it("acknowledges other event types without effect", async () => {
@@ -453,7 +518,29 @@ describe("without the mail provider, the signing secret or with an LLM", () => {
     }
   });
 
-  it("accepts unsigned mail and triages it with the LLM, recording its model", async () => {
+  it("refuses every inbound request with 401 when no secret exists (none configured, no setup), and stores nothing", async () => {
+    const { event } = mail.receive("help@agentmail.to", { from: "sam@customer.example", subject: "x", text: "y" });
+    const unsigned = await bare.http.post(WEBHOOK).send(event).expect(401);
+    expect(unsigned.body.detail).toMatch(/not configured/);
+    await post(signed(event), bare).expect(401);
+    expect(await threadCount(bare)).toBe(0);
+    const triage = await bare.service.services
+      .knex("pgboss.job")
+      .where({ name: QUEUES.supportTriage })
+      .count({ n: "*" });
+    expect(Number(triage[0]!.n)).toBe(0);
+  });
+
+  it("verifies with the secret setup received when none is configured, and triages with the LLM", async () => {
+    const { event: early } = mail.receive(HELP_INBOX, { from: "sam@customer.example", subject: "x", text: "y" });
+    await bySetup.http.post(WEBHOOK).send(early).expect(401);
+    const setup = await bySetup.http.post("/support/admin/setup").set("Authorization", bySetupAdmin.bearer).expect(200);
+    const received = new Webhook(setup.body.webhook.secret as string);
+    // The row keeps it sealed, not in plaintext.
+    const row = await bySetup.service.services.knex("support_inboxes").first("webhook_secret");
+    expect(row.webhook_secret).toMatch(/^sealed:v1:/);
+    await bySetup.http.post(WEBHOOK).send(early).expect(401);
+    await post(signed(early), bySetup).expect(401); // the other deployment's secret
     llm.reply(
       JSON.stringify({
         category: "feature_request",
@@ -463,14 +550,14 @@ describe("without the mail provider, the signing secret or with an LLM", () => {
         draft_reply: "Thanks, we have noted the request.",
       }),
     );
-    const { event } = mail.receive("help@agentmail.to", {
+    const { event } = mail.receive(HELP_INBOX, {
       from: "Sam <sam@customer.example>",
       subject: "Teams",
       text: "Please add a Microsoft Teams integration.",
     });
-    const response = await bare.http.post(WEBHOOK).send(event).expect(202);
-    await queueSettled(bare.service.services.knex, QUEUES.supportTriage);
-    const thread = (await getThread(response.body.thread_id, bareAdmin, bare).expect(200)).body;
+    const response = await post(signed(event, { signWith: received }), bySetup).expect(202);
+    await queueSettled(bySetup.service.services.knex, QUEUES.supportTriage);
+    const thread = (await getThread(response.body.thread_id, bySetupAdmin, bySetup).expect(200)).body;
     expect(thread).toMatchObject({
       category: "feature_request",
       severity: "medium",
@@ -484,17 +571,31 @@ describe("without the mail provider, the signing secret or with an LLM", () => {
   });
 
   it("falls back to the rules (model null) when the LLM's answer is unusable", async () => {
+    const setup = await bySetup.http.post("/support/admin/setup").set("Authorization", bySetupAdmin.bearer).expect(200);
+    const received = new Webhook(setup.body.webhook.secret as string);
     llm.reply("I think this is about billing.");
-    const { event } = mail.receive("help@agentmail.to", {
+    const { event } = mail.receive(HELP_INBOX, {
       from: "sam@customer.example",
       subject: "Invoice",
       text: "Where is my invoice?",
     });
-    const response = await bare.http.post(WEBHOOK).send(event).expect(202);
-    await queueSettled(bare.service.services.knex, QUEUES.supportTriage);
-    const thread = (await getThread(response.body.thread_id, bareAdmin, bare).expect(200)).body;
+    const response = await post(signed(event, { signWith: received }), bySetup).expect(202);
+    await queueSettled(bySetup.service.services.knex, QUEUES.supportTriage);
+    const thread = (await getThread(response.body.thread_id, bySetupAdmin, bySetup).expect(200)).body;
     expect(thread).toMatchObject({ category: "billing", triage_model: null, sender_name: "" });
     expect(thread.latest_draft).toMatch(/^Hello,/);
-    expect(await threadCount(bare)).toBe(2);
+  });
+  it("dates a message by the provider's copy, never later than its receipt", async () => {
+    const { message, event: real } = mail.receive(HELP_INBOX, {
+      from: "kim@customer.example",
+      subject: "x",
+      text: "y",
+    });
+    message.timestamp = "9999-12-31T00:00:00.000Z"; // the provider's own copy says so too
+    const setup = await bySetup.http.post("/support/admin/setup").set("Authorization", bySetupAdmin.bearer).expect(200);
+    const response = await post(signed(real, { signWith: new Webhook(setup.body.webhook.secret as string) }), bySetup);
+    expect(response.status).toBe(202);
+    const thread = (await getThread(response.body.thread_id, bySetupAdmin, bySetup).expect(200)).body;
+    expect(Date.parse(thread.last_message_at)).toBeLessThanOrEqual(Date.now());
   });
 });
