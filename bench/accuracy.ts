@@ -13,7 +13,7 @@
  * Wrong is the figure that matters: a wrong number is a false event, a missed one only a missed event. It needs no
  * database: `npm run bench -- accuracy` starts none.
  */
-import { parsePrice } from "../src/detection/extract/money.js";
+import { parsePrice } from "../src/detection/read/pricing/money.js";
 import { measureEngineMainText, type MainTextScore } from "../test/detection/main-text-corpus.js";
 import { scorePriceStrings } from "../test/detection/price-strings-corpus.js";
 import { scorePricingPages } from "../test/detection/pricing-pages-corpus.js";

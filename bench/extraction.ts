@@ -1,11 +1,11 @@
 /**
  * Scenario 6: extraction of hostile pages. The corpus of test/detection/hostile-bodies.ts at full size (5 MB bodies)
- * goes through extract() one body at a time, in a one-thread parse pool (src/detection/parse-pool.ts) with a budget
+ * goes through extract() one body at a time, in a one-thread parse pool (src/detection/parse/parse-pool.ts) with a budget
  * far above the service's, so that a body that regressed to super-linear time is reported ("over 60 s") instead of
  * stalling the bench. The figure is the worst time per MB, bodies under 1 MB counting as 1 MB: a linear extractor
  * keeps it flat whatever the shape of the page (target: a 5 MB page within the default 5 s parse budget).
  */
-import { ParseBudgetError, ParsePool } from "../src/detection/parse-pool.js";
+import { ParseBudgetError, ParsePool } from "../src/detection/parse/parse-pool.js";
 import { hostileBodies } from "../test/detection/hostile-bodies.js";
 import { fixed } from "./report.js";
 import { progress } from "./util.js";

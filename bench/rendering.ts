@@ -1,5 +1,5 @@
 /**
- * Scenario 7: rendering of `browser` sources (src/detection/render.ts). Fixture pages on 127.0.0.1 are rendered in
+ * Scenario 7: rendering of `browser` sources (src/detection/fetch/render.ts). Fixture pages on 127.0.0.1 are rendered in
  * the service's own renderer and browser pool, the SSRF guard on (the site's name is exempt, as in the tests): the
  * client-rendered pricing page of test/fixtures/js-pricing (its script fetches the plans and draws them) and two
  * server-rendered fixtures, one page at a time and then two at a time (the pool's limit), with the screenshot of a
@@ -8,8 +8,8 @@
  * `npm run bench -- rendering` starts none.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { BrowserPool, PAGES_AT_ONCE } from "../src/detection/browser.js";
-import { PageRenderer } from "../src/detection/render.js";
+import { BrowserPool, PAGES_AT_ONCE } from "../src/detection/fetch/browser.js";
+import { PageRenderer } from "../src/detection/fetch/render.js";
 import { createHttpClient } from "../src/lib/http-client.js";
 import { FixtureSite } from "../test/fakes/fixture-site.js";
 import { serveJsPricing } from "../test/fakes/js-pricing-site.js";

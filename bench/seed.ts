@@ -55,7 +55,7 @@ export interface EventLoad {
 
 /**
  * Inserts the events of `load` (10 competitors per workspace, made here). Titles, summaries and the other texts follow
- * the wording of src/detection/classify.ts, with lengths like real events, so the feed's JSON has a realistic size.
+ * the wording of src/detection/classify/classify.ts, with lengths like real events, so the feed's JSON has a realistic size.
  * Two INSERTs run side by side, one per half of the series: the load is CPU-bound in Postgres and the machine has
  * two cores.
  */

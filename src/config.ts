@@ -49,10 +49,10 @@ export interface Config {
   webhookRetryBaseSeconds: number;
   webhookRetryWindowSeconds: number;
   schedulerTickSeconds: number;
-  /** Time one fetched page's parsing may take in the parse pool before it fails (src/detection/parse-pool.ts). */
+  /** Time one fetched page's parsing may take in the parse pool before it fails (src/detection/parse/parse-pool.ts). */
   parseBudgetMs: number;
   /**
-   * Rendering of `browser` sources (src/detection/render.ts): the time one page may take to load and render, the
+   * Rendering of `browser` sources (src/detection/fetch/render.ts): the time one page may take to load and render, the
    * JavaScript heap its scripts may use, and the Chromium to run (null: the one inside @sparticuz/chromium).
    */
   browser: { timeoutMs: number; heapMb: number; chromiumPath: string | null };

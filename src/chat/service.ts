@@ -6,7 +6,7 @@
  * monthly `chat_quota` (src/chat/usage.ts).
  */
 import { likeLiteral } from "../db/sql.js";
-import { truncate } from "../detection/format.js";
+import { truncate } from "../detection/classify/format.js";
 import { RIVAL_EVENT_COLUMNS, RivalFacts, day, inline, pricingLine, type RivalEvent } from "../displacement/rival.js";
 import { invalid } from "../http/errors.js";
 import type { Workspace } from "../http/handler.js";

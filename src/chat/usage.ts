@@ -4,7 +4,7 @@
  * `GET /me/plan` (`usage.chat_used`) and by the quota check.
  */
 import type { WorkspaceScope } from "../db/tenancy.js";
-import { storable } from "../detection/page-text.js";
+import { storable } from "../detection/fetch/page-text.js";
 import { tooManyRequests } from "../http/errors.js";
 
 /** The first instant of the calendar month (UTC) that `now` falls in. */

@@ -15,16 +15,16 @@ import { fetchFinished, fetchStarted } from "../sources/fetch-queue.js";
 import type { AssetStore } from "../lib/asset-store.js";
 import type { ByteClientOptions } from "../lib/byte-client.js";
 import { FetchError, type FetchResult, type HttpClient } from "../lib/http-client.js";
-import { BrowserBusyError, BrowserPool } from "./browser.js";
-import { classify } from "./classify.js";
-import { diffExtractions, isEmptyDiff } from "./diff.js";
-import { resolveDrafts, type Pending } from "./flap-damping.js";
-import { hostOf, HostLimiter } from "./host-limiter.js";
-import { shellMessage } from "./js-shell.js";
-import { pageText, PageError } from "./page-text.js";
-import { ParsePool } from "./parse-pool.js";
-import { PageRenderer, type RenderedPage, type Screenshot } from "./render.js";
-import { screenshotTarget } from "./screenshot.js";
+import { BrowserBusyError, BrowserPool } from "./fetch/browser.js";
+import { classify } from "./classify/classify.js";
+import { diffExtractions, isEmptyDiff } from "./diff/diff.js";
+import { resolveDrafts, type Pending } from "./classify/flap-damping.js";
+import { hostOf, HostLimiter } from "./fetch/host-limiter.js";
+import { shellMessage } from "./fetch/js-shell.js";
+import { pageText, PageError } from "./fetch/page-text.js";
+import { ParsePool } from "./parse/parse-pool.js";
+import { PageRenderer, type RenderedPage, type Screenshot } from "./fetch/render.js";
+import { screenshotTarget } from "./fetch/screenshot.js";
 import { EXTRACTOR_VERSION, type EventDraft, type Extraction } from "./types.js";
 
 export interface DetectionDeps {
@@ -40,7 +40,7 @@ export interface DetectionDeps {
   assets?: AssetStore | null;
 }
 
-/** Rendering of `browser` sources (src/detection/render.ts, src/detection/browser.ts). */
+/** Rendering of `browser` sources (src/detection/fetch/render.ts, src/detection/fetch/browser.ts). */
 export interface BrowserSettings {
   /** BROWSER_TIMEOUT_MS. */
   timeoutMs: number;
@@ -152,7 +152,7 @@ function extractMethod(method: FetchMethod): "http" | "rss" {
 
 /**
  * Below these an extraction looks empty enough to ask whether the page is a JavaScript shell
- * (src/detection/js-shell.ts): the question costs a second parse, so pages that clearly have content skip it.
+ * (src/detection/fetch/js-shell.ts): the question costs a second parse, so pages that clearly have content skip it.
  */
 const NEAR_EMPTY_TEXT = 400;
 
@@ -169,7 +169,7 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 export class DetectionPipeline {
   /** Politeness: at most two concurrent fetches per host in this process. */
   private readonly hosts = new HostLimiter(2);
-  /** Where pages are parsed: off the event loop, within the parse budget (src/detection/parse-pool.ts). */
+  /** Where pages are parsed: off the event loop, within the parse budget (src/detection/parse/parse-pool.ts). */
   readonly parser: ParsePool;
   /** The browser and its renderer, made when the first `browser` source is fetched. */
   private rendering: { pool: BrowserPool; renderer: PageRenderer } | null = null;
@@ -195,7 +195,7 @@ export class DetectionPipeline {
     ]);
   }
 
-  /** The renderer of `browser` sources; the browser itself starts with the first page (src/detection/browser.ts). */
+  /** The renderer of `browser` sources; the browser itself starts with the first page (src/detection/fetch/browser.ts). */
   private renderer(): PageRenderer {
     if (!this.rendering) {
       const settings = this.deps.browser ?? DEFAULT_BROWSER_SETTINGS;
@@ -333,7 +333,7 @@ export class DetectionPipeline {
 
   /**
    * The source's page, politely (per-host limit): an http(s) GET with the previous snapshot's validators while it
-   * exists, or, for `browser` sources, the page rendered (src/detection/render.ts), still open.
+   * exists, or, for `browser` sources, the page rendered (src/detection/fetch/render.ts), still open.
    */
   private fetchPage(
     source: SourceRow,

@@ -27,7 +27,7 @@ export interface PricingPlan {
   is_free: boolean;
   /**
    * Where it came from; decides confidence: structured data > plan card > loose price token. "jsonld" means
-   * structured data: JSON-LD, microdata or product price meta tags (src/detection/extract/offers.ts).
+   * structured data: JSON-LD, microdata or product price meta tags (src/detection/read/pricing/offers.ts).
    */
   origin: "jsonld" | "card" | "token";
   /** Up to 20 feature lines of the plan card, masked and trimmed. */

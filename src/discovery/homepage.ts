@@ -5,15 +5,7 @@
  * JSON-LD Organization and social profile links.
  */
 import type { CheerioAPI } from "cheerio";
-import {
-  absoluteUrl,
-  blockLines,
-  bodyOf,
-  collapse,
-  loadHtml,
-  textContent,
-  truncate,
-} from "../detection/extract/html.js";
+import { absoluteUrl, blockLines, bodyOf, collapse, loadHtml, textContent, truncate } from "../detection/parse/html.js";
 import {
   asArray,
   hasType,
@@ -23,7 +15,7 @@ import {
   textOf,
   type JsonLd,
   type JsonObject,
-} from "../detection/extract/jsonld.js";
+} from "../detection/read/jsonld.js";
 
 /** Where a link sits: navigation links are the site's own map, so they win over body and footer links. */
 export type LinkArea = "nav" | "body" | "footer";

@@ -1,10 +1,10 @@
 /**
  * What verifying a candidate page reads from its body (docs/product-rules.md#discovery-and-profile): the page's
  * `<title>` (a feed's channel title) and, when asked, its visible text (the pricing page's wording). Runs in the
- * parse pool (src/detection/parse-pool.ts), like every parse of a fetched page.
+ * parse pool (src/detection/parse/parse-pool.ts), like every parse of a fetched page.
  */
-import { looksLikeFeed } from "../detection/extract/feed.js";
-import { blockLines, bodyOf, collapse, loadHtml, loadXml } from "../detection/extract/html.js";
+import { looksLikeFeed } from "../detection/read/feed.js";
+import { blockLines, bodyOf, collapse, loadHtml, loadXml } from "../detection/parse/html.js";
 
 export interface PageSummary {
   title: string | null;

@@ -8,9 +8,9 @@ import type { components } from "../../generated/api-types.js";
 import { CompetitorService } from "../competitors/service.js";
 import type { Competitor } from "../competitors/models.js";
 import type { Source } from "../sources/models.js";
-import { truncate } from "../detection/extract/html.js";
-import { mediaType, pageText, PageError } from "../detection/page-text.js";
-import type { ParsePool } from "../detection/parse-pool.js";
+import { truncate } from "../detection/parse/html.js";
+import { mediaType, pageText, PageError } from "../detection/fetch/page-text.js";
+import type { ParsePool } from "../detection/parse/parse-pool.js";
 import { ApiError, fromDatabaseError, invalid, type ValidationIssue } from "../http/errors.js";
 import type { Workspace } from "../http/handler.js";
 import { FetchError, type FetchResult } from "../lib/http-client.js";
@@ -121,7 +121,7 @@ function fetchMethodFor(sourceType: SourceType, shell: boolean): FetchMethod {
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml", ""]);
 
 export interface DiscoveryDeps {
-  /** Where fetched pages are parsed: off the event loop, within the parse budget (src/detection/parse-pool.ts). */
+  /** Where fetched pages are parsed: off the event loop, within the parse budget (src/detection/parse/parse-pool.ts). */
   parser: ParsePool;
   /** ALLOW_PRIVATE_TARGETS, for the request's own outbound client (src/discovery/budget.ts). */
   allowPrivateTargets: boolean;
@@ -360,7 +360,7 @@ export class DiscoveryService {
   }
 
   /**
-   * Whether the candidate page is an empty JavaScript app shell (src/detection/js-shell.ts). A page the budget does
+   * Whether the candidate page is an empty JavaScript app shell (src/detection/fetch/js-shell.ts). A page the budget does
    * not allow, that fails or is not HTML is not one: only a page seen to be a shell is tracked with `browser`.
    */
   private async isShell(url: string, budget: FetchBudget): Promise<boolean> {

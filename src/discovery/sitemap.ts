@@ -3,7 +3,7 @@
  * cheerio's XML mode, nesting limited (loadXml); element names are compared without a namespace prefix, so
  * `<sm:urlset>` reads the same.
  */
-import { collapse, isElement, loadXml, textContent, type Element } from "../detection/extract/html.js";
+import { collapse, isElement, loadXml, textContent, type Element } from "../detection/parse/html.js";
 
 export interface Sitemap {
   kind: "urlset" | "index";

@@ -6,7 +6,7 @@
  */
 import { eventSourceUrl } from "../db/sql.js";
 import type { WorkspaceScope } from "../db/tenancy.js";
-import { formatPlanPrice } from "../detection/format.js";
+import { formatPlanPrice } from "../detection/classify/format.js";
 import type { PricingPlan } from "../detection/types.js";
 import type { EventType, Severity } from "../http/schemas.js";
 

@@ -11,7 +11,7 @@
  * facts (`model` = LLM_MODEL, `token_usage` its total tokens), or, without one, the rule-based writer below derives them
  * from the same facts (`model` and `token_usage` null).
  */
-import { formatPlanPrice, truncate } from "../detection/format.js";
+import { formatPlanPrice, truncate } from "../detection/classify/format.js";
 import type { Schemas } from "../http/schemas.js";
 import type { LlmClient } from "../lib/llm.js";
 import { day, inline, type RivalEvent, type RivalPricing, type RivalProfile } from "./rival.js";

@@ -8,7 +8,7 @@
 import type { Knex } from "knex";
 import type { Logger } from "pino";
 import { acrossWorkspaces } from "../db/tenancy.js";
-import { hostOf } from "../detection/host-limiter.js";
+import { hostOf } from "../detection/fetch/host-limiter.js";
 import { queueFetches, whereNoFetchWaiting, whereNotBeingFetched } from "../sources/fetch-queue.js";
 import type { Jobs } from "./boss.js";
 

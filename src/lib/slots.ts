@@ -1,6 +1,6 @@
 /**
  * At most `limit` holders at once in this process; a freed place passes straight to the next waiter, in arrival
- * order. The per-host fetch limit (src/detection/host-limiter.ts) and the browser's pages (src/detection/browser.ts)
+ * order. The per-host fetch limit (src/detection/fetch/host-limiter.ts) and the browser's pages (src/detection/fetch/browser.ts)
  * both hold places of one.
  */
 export class Slots {

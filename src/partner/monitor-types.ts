@@ -39,7 +39,7 @@ export const FUNDING_TAG = "funding";
 
 /**
  * A monitor's runs are the fetches of the sources that feed its type (docs/product-rules.md#partner-api): the source
- * types whose changes the classifier turns into that type's events (src/detection/classify.ts: pricing plans,
+ * types whose changes the classifier turns into that type's events (src/detection/classify/classify.ts: pricing plans,
  * product items of changelog/docs/blog/rss/press/news, job postings of careers pages, narrative copy of homepage,
  * pricing and other pages), the news/social/reviews sources themselves, and for funding the publications where
  * funding rounds are announced.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { classify } from "../../src/detection/classify.js";
-import { diffExtractions } from "../../src/detection/diff.js";
+import { classify } from "../../src/detection/classify/classify.js";
+import { diffExtractions } from "../../src/detection/diff/diff.js";
 import type {
   ClassifyContext,
   ContentItem,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diffExtractions, isEmptyDiff } from "../../src/detection/diff.js";
+import { diffExtractions, isEmptyDiff } from "../../src/detection/diff/diff.js";
 import type { ContentItem, Extraction, JobPosting, PricingPlan } from "../../src/detection/types.js";
 
 function plan(overrides: Partial<PricingPlan> & { name: string }): PricingPlan {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maskVolatile } from "../../src/detection/extract/index.js";
+import { maskVolatile } from "../../src/detection/read/index.js";
 
 describe("maskVolatile", () => {
   it.each([

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { extract } from "../../src/detection/extract/index.js";
-import { parsePrice } from "../../src/detection/extract/money.js";
+import { extract } from "../../src/detection/read/index.js";
+import { parsePrice } from "../../src/detection/read/pricing/money.js";
 import type { PricingPlan } from "../../src/detection/types.js";
 
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/sites/${name}`, import.meta.url), "utf8");

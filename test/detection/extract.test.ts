@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { extract } from "../../src/detection/extract/index.js";
+import { extract } from "../../src/detection/read/index.js";
 import { EXTRACTOR_VERSION } from "../../src/detection/types.js";
 
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/sites/${name}`, import.meta.url), "utf8");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { afterLeadingComments, looksLikeFeed } from "../../src/detection/extract/feed.js";
+import { afterLeadingComments, looksLikeFeed } from "../../src/detection/read/feed.js";
 
 describe("feed sniffing", () => {
   it("reads a body as a feed when its root, after any comments, is rss, feed or rdf:RDF", () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONFIRMATION_THRESHOLD, resolveDrafts, type Pending } from "../../src/detection/flap-damping.js";
+import { CONFIRMATION_THRESHOLD, resolveDrafts, type Pending } from "../../src/detection/classify/flap-damping.js";
 import type { EventDraft } from "../../src/detection/types.js";
 import { FixtureSite } from "../fakes/fixture-site.js";
 import { createCompetitor, createWorkspace } from "../setup/factories.js";

@@ -9,7 +9,7 @@
  * path and the budget tests use full 5 MB bodies, and `npm run bench -- extraction` runs the whole corpus at 5 MB.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ParseBudgetError, ParsePool } from "../../src/detection/parse-pool.js";
+import { ParseBudgetError, ParsePool } from "../../src/detection/parse/parse-pool.js";
 import { DetectionPipeline } from "../../src/detection/pipeline.js";
 import type { Extraction } from "../../src/detection/types.js";
 import { FixtureSite } from "../fakes/fixture-site.js";

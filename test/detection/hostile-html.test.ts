@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { canonicalText } from "../../src/detection/diff.js";
-import { bodyOf, limitNesting, loadHtml } from "../../src/detection/extract/html.js";
-import { extract } from "../../src/detection/extract/index.js";
-import { jobsFromList } from "../../src/detection/extract/jobs.js";
-import { pricingFromCards, pricingFromTokens } from "../../src/detection/extract/pricing.js";
+import { canonicalText } from "../../src/detection/diff/diff.js";
+import { bodyOf, limitNesting, loadHtml } from "../../src/detection/parse/html.js";
+import { extract } from "../../src/detection/read/index.js";
+import { jobsFromList } from "../../src/detection/read/jobs.js";
+import { pricingFromCards, pricingFromTokens } from "../../src/detection/read/pricing/index.js";
 
 describe("hostile HTML", () => {
   // Each unclosed `<div` used to scan the rest of the body for its `>`: 40 KB took about a second, 1 MB would take

@@ -1,5 +1,5 @@
 /**
- * The JavaScript-shell check (src/detection/js-shell.ts, docs/product-rules.md#javascript-shells) on the index pages
+ * The JavaScript-shell check (src/detection/fetch/js-shell.ts, docs/product-rules.md#javascript-shells) on the index pages
  * real frameworks generate (test/fixtures/js-shells, with their origin) and on pages that are not shells: the
  * tracked-page fixtures, the client-rendered pricing page once rendered, and short pages without a shell's signs.
  */
@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { detectShell, shellMessage, SHELL_TEXT_MAX } from "../../src/detection/js-shell.js";
+import { detectShell, shellMessage, SHELL_TEXT_MAX } from "../../src/detection/fetch/js-shell.js";
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../fixtures");
 const read = (...parts: string[]) => readFileSync(path.join(fixtures, ...parts), "utf8");

@@ -6,7 +6,7 @@
  * precision and recall are the means over pages (a page with no predicted shingles counts for recall only); F1 is
  * taken from the two means.
  *
- * The engine's text is masked (src/detection/extract/mask.ts: dates, times, counters become placeholders), so with
+ * The engine's text is masked (src/detection/parse/mask.ts: dates, times, counters become placeholders), so with
  * `maskTruth` the truth is masked the same way, line by line, before scoring: a date in both then matches as the same
  * placeholder, where scoring masked text against raw truth would count every masked date twice (a false positive and
  * a miss) and blame the masking on the main-text choice. Extractors that do not mask are scored on raw truth, as the
@@ -18,8 +18,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
-import { extract } from "../../src/detection/extract/index.js";
-import { maskVolatile } from "../../src/detection/extract/mask.js";
+import { extract } from "../../src/detection/read/index.js";
+import { maskVolatile } from "../../src/detection/parse/mask.js";
 
 export const ARTICLES_DIR = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -146,7 +146,7 @@ export function metricsOf(counts: [number, number, number][]): { precision: numb
   return { precision, recall, f1: (2 * precision * recall) / (precision + recall) };
 }
 
-/** A text masked line by line, as the engine masks its lines (src/detection/extract/index.ts). */
+/** A text masked line by line, as the engine masks its lines (src/detection/read/index.ts). */
 export function maskLines(text: string): string {
   return text
     .split("\n")

@@ -1,12 +1,12 @@
 /**
- * The main text without the furniture (src/detection/extract/main-text.ts), on the real article pages of
+ * The main text without the furniture (src/detection/read/main-text.ts), on the real article pages of
  * test/fixtures/real-pages/articles (scrapinghub/article-extraction-benchmark, MIT) scored with the benchmark's own
  * metric (test/detection/main-text-corpus.ts), and on small pages of other kinds whose text must not lose content.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { extract, maskedText } from "../../src/detection/extract/index.js";
-import { blockLines, loadHtml, mainRoot, stripBoilerplate, stripNonContent } from "../../src/detection/extract/html.js";
-import { withinBounds } from "../../src/detection/extract/main-text.js";
+import { extract, maskedText } from "../../src/detection/read/index.js";
+import { blockLines, loadHtml, mainRoot, stripBoilerplate, stripNonContent } from "../../src/detection/parse/html.js";
+import { withinBounds } from "../../src/detection/read/main-text.js";
 import {
   engineMainText,
   loadArticleCorpus,
@@ -23,7 +23,7 @@ const textOf = (html: string, url = "https://www.heliolytics.io/"): string => en
 
 /**
  * The engine's main text as it was before Readability and the furniture filter: the main node's lines, masked,
- * consecutive duplicates dropped (src/detection/extract/index.ts's textOf). Pages that are not articles must keep it.
+ * consecutive duplicates dropped (src/detection/read/index.ts's textOf). Pages that are not articles must keep it.
  */
 function mainNodeText(html: string): string {
   return maskedText(blockLines(mainRoot(cleaned(html)).get(0)!));

@@ -1,9 +1,9 @@
 /**
- * Price strings (src/detection/extract/money.ts): an exact amount or none, on real strings collected by others and on
+ * Price strings (src/detection/read/pricing/money.ts): an exact amount or none, on real strings collected by others and on
  * the failure classes found there. A wrong number becomes a false "price cut": the corpus test counts them.
  */
 import { describe, expect, it } from "vitest";
-import { parseAmount, parsePrice, readNumber } from "../../src/detection/extract/money.js";
+import { parseAmount, parsePrice, readNumber } from "../../src/detection/read/pricing/money.js";
 import { PRICE_EXAMPLES, scorePriceStrings } from "./price-strings-corpus.js";
 
 const NBSP = "\u00a0";

@@ -5,7 +5,7 @@
  * through extract(), per layout: right, wrong (another kind, amount, promotion, currency or period, or a record the
  * page does not state: the failure that becomes a false price change), missed.
  */
-import { extract } from "../../src/detection/extract/index.js";
+import { extract } from "../../src/detection/read/index.js";
 import type { PricingPlan } from "../../src/detection/types.js";
 import { realPagesCorpus } from "./real-pages-corpus.js";
 import { ClassScores, compare, type ClassScore } from "./structured-data-corpus.js";

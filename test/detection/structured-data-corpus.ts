@@ -7,9 +7,9 @@
  * the markup does not state: the failure that becomes a false price change), missed.
  */
 import { realPagesCorpus } from "./real-pages-corpus.js";
-import { collapse, loadHtml } from "../../src/detection/extract/html.js";
-import { extract } from "../../src/detection/extract/index.js";
-import { pricingFromMeta, readProductMeta } from "../../src/detection/extract/offers.js";
+import { collapse, loadHtml } from "../../src/detection/parse/html.js";
+import { extract } from "../../src/detection/read/index.js";
+import { pricingFromMeta, readProductMeta } from "../../src/detection/read/pricing/offers.js";
 import type { JobPosting, PricingPlan } from "../../src/detection/types.js";
 
 export interface ExpectedPlan {

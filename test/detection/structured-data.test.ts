@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { extract } from "../../src/detection/extract/index.js";
+import { extract } from "../../src/detection/read/index.js";
 import type { PricingPlan } from "../../src/detection/types.js";
 import { readPage, scoreStructuredData, STRUCTURED_DATA_PAGES } from "./structured-data-corpus.js";
 

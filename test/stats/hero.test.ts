@@ -4,7 +4,7 @@
  * samples. Also the detection side: the pipeline stores a feed item's own date as the event's `published_at`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { publicationInstant } from "../../src/detection/classify.js";
+import { publicationInstant } from "../../src/detection/classify/classify.js";
 import { formatHours } from "../../src/stats/service.js";
 import { FixtureSite } from "../fakes/fixture-site.js";
 import { createCompetitor, createEvents, createWorkspace, type TestMember } from "../setup/factories.js";

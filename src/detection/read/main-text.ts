@@ -37,7 +37,7 @@ import {
   textContent,
   type AnyNode,
   type Element,
-} from "./html.js";
+} from "../parse/html.js";
 import { typesOf, type JsonLd } from "./jsonld.js";
 
 /** Above this many elements in the cleaned page, Readability is not run. */

@@ -18,10 +18,10 @@ import {
   type AnyNode,
   type Element,
   shortText,
-} from "./html.js";
+} from "../parse/html.js";
 import { findDate, toIsoDate } from "./dates.js";
-import { isPlaceholderOnly, maskVolatile } from "./mask.js";
-import { ElementIndex } from "./tree.js";
+import { isPlaceholderOnly, maskVolatile } from "../parse/mask.js";
+import { ElementIndex } from "../parse/tree.js";
 
 const ITEM_TOKEN_RE =
   /^(?:[a-z0-9]+(?:-|_|__))*(?:post|entry|article|changelog|release|update|news|press|story|blog|hentry|h-entry)(?:(?:-|_|__)(?:item|entry|card|preview|summary|teaser|listing|row|block))?$/i;

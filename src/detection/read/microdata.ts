@@ -15,7 +15,7 @@
  * body nested 500 deep would otherwise read the page 500 times), itemref with another.
  */
 import type { AnyNode, Element, Text } from "domhandler";
-import { collapse, isElement } from "./html.js";
+import { collapse, isElement } from "../parse/html.js";
 import type { JsonObject } from "./jsonld.js";
 
 /** As many items as JSON-LD nodes are kept (jsonld.ts): more is not a page, it is an attack. */

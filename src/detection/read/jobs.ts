@@ -18,9 +18,9 @@ import {
   type AnyNode,
   type Element,
   shortText,
-} from "./html.js";
+} from "../parse/html.js";
 import { asArray, hasType, isObject, prop, resolveRef, textOf, type JsonLd, type JsonObject } from "./jsonld.js";
-import { ElementIndex } from "./tree.js";
+import { ElementIndex } from "../parse/tree.js";
 
 function jobKey(id: string | null, url: string | null, title: string, location: string | null): string {
   return id ?? url ?? `${title}|${location ?? ""}`.toLowerCase();

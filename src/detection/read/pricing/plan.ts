@@ -2,8 +2,8 @@
  * One priced record, however it was read (structured data in offers.ts, cards and tokens in pricing.ts): its key,
  * name and the free rule are the same, so a structured plan and a card of the same name are one plan.
  */
-import type { PriceKind, PricingPlan } from "../types.js";
-import { collapse } from "./html.js";
+import type { PriceKind, PricingPlan } from "../../types.js";
+import { collapse } from "../../parse/html.js";
 import type { ParsedPrice } from "./money.js";
 
 export function planKey(name: string): string {

@@ -12,8 +12,8 @@
  * not it.
  */
 import type { CheerioAPI } from "cheerio";
-import type { BillingPeriod, PricingPlan } from "../types.js";
-import { collapse, textContent } from "./html.js";
+import type { BillingPeriod, PricingPlan } from "../../types.js";
+import { collapse, textContent } from "../../parse/html.js";
 import {
   addDocument,
   asArray,
@@ -25,8 +25,8 @@ import {
   textOf,
   type JsonLd,
   type JsonObject,
-} from "./jsonld.js";
-import { readMicrodata } from "./microdata.js";
+} from "../jsonld.js";
+import { readMicrodata } from "../microdata.js";
 import { currencyCode as writtenCurrency, numberTokens, parseAmount, parsePrice } from "./money.js";
 import { makePlan } from "./plan.js";
 

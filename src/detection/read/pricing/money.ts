@@ -13,8 +13,8 @@
  *   abbreviations shop and SaaS pages write (Kč, zł, руб, lei, Rp, Ft, Fr., US$, R$, kr…).
  */
 import * as currencyCodes from "currency-codes";
-import type { BillingPeriod } from "../types.js";
-import { collapse } from "./html.js";
+import type { BillingPeriod } from "../../types.js";
+import { collapse } from "../../parse/html.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Currencies

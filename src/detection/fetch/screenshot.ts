@@ -8,7 +8,7 @@
  * the live page by LOCATE_SCRIPT, whose work is bounded: at most MAX_TEXT_NODES text nodes read, MAX_CANDIDATES
  * elements tried, a few levels climbed from each.
  */
-import type { EventDraft, PricingPlan } from "./types.js";
+import type { EventDraft, PricingPlan } from "../types.js";
 
 export interface ScreenshotTarget {
   /** Text the region must show (a plan name, an item title, the new headline); null: the top of the page. */

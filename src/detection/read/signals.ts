@@ -3,7 +3,7 @@
  * page, so its extraction must not be diffed as if the competitor had emptied their site.
  */
 import type { CheerioAPI } from "cheerio";
-import { collapse, textContent } from "./html.js";
+import { collapse, textContent } from "../parse/html.js";
 
 const CHALLENGE_TITLE_RE =
   /^(?:just a moment\.*|attention required! \| cloudflare|please wait\.* \| cloudflare|one more step|ddos-guard|checking your browser.*|verifying you are human.*|security check(?:point)?|human verification)$/i;

@@ -15,9 +15,9 @@ import {
   textContent,
   truncate,
   type Element,
-} from "./html.js";
+} from "../parse/html.js";
 import { toIsoTimestamp } from "./dates.js";
-import { maskVolatile } from "./mask.js";
+import { maskVolatile } from "../parse/mask.js";
 
 const MAX_ITEMS = 500;
 

@@ -379,7 +379,7 @@ const PRIVACY_TEXT_RE = /cookie|consent|privacy|gdpr|tracking/i;
  * (docs/product-rules.md#extraction). Guards keep the page itself: never html/body/main, never an element holding the
  * main content, never a form that wraps most of the page (ASP.NET-style pages put everything in one form).
  *
- * Each pass decides on the tree as the previous passes left it, with one index of the tree (src/detection/extract/
+ * Each pass decides on the tree as the previous passes left it, with one index of the tree (src/detection/read/
  * tree.ts) instead of a search per element; an element inside one already removed is not looked at again.
  */
 export function stripBoilerplate($: CheerioAPI): void {

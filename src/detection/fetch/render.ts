@@ -1,6 +1,6 @@
 /**
  * Rendering a `browser` source (docs/product-rules.md#rendered-pages): the page is loaded in headless Chromium
- * (src/detection/browser.ts), its scripts run, and the DOM they built is read as HTML, which the pipeline then
+ * (src/detection/fetch/browser.ts), its scripts run, and the DOM they built is read as HTML, which the pipeline then
  * extracts exactly as an http body. The page stays open until the pipeline has decided what changed, for the
  * screenshots of the changed regions.
  *
@@ -18,7 +18,7 @@
  */
 import { performance } from "node:perf_hooks";
 import type { Page, Route } from "playwright-core";
-import { ByteClient, type ByteClientOptions, type ByteResponse } from "../lib/byte-client.js";
+import { ByteClient, type ByteClientOptions, type ByteResponse } from "../../lib/byte-client.js";
 import {
   BOT_USER_AGENT,
   decodeText,
@@ -26,7 +26,7 @@ import {
   FetchError,
   hostLabel,
   type FetchResult,
-} from "../lib/http-client.js";
+} from "../../lib/http-client.js";
 import { BrowserPool, type Lease } from "./browser.js";
 import { PageError, mediaType } from "./page-text.js";
 import { LOCATE_SCRIPT, type Region, type ScreenshotTarget } from "./screenshot.js";
@@ -204,7 +204,7 @@ export class PageRenderer {
         close: () => close(),
       };
     } catch (error) {
-      // A page that would not close retires its browser (src/detection/browser.ts); one that failed and closed does not.
+      // A page that would not close retires its browser (src/detection/fetch/browser.ts); one that failed and closed does not.
       await close();
       if (error instanceof FetchError && controller.signal.aborted && error.kind === "timeout") {
         throw new FetchError("timeout", `timed out after ${this.budgetLabel}`, { cause: error });

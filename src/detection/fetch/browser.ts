@@ -13,7 +13,7 @@
  */
 import { createServer, type Server } from "node:net";
 import type { Browser, BrowserContext } from "playwright-core";
-import { Slots } from "../lib/slots.js";
+import { Slots } from "../../lib/slots.js";
 
 /** Pages rendering at once per process: Chromium is the heaviest thing a worker runs, and the machines have 2 cores. */
 export const PAGES_AT_ONCE = 2;
@@ -109,7 +109,7 @@ export class BrowserPool {
   /** Pages each browser is serving now. */
   private readonly leases = new Map<Browser, number>();
   private closed = false;
-  /** Backstop of the network rule (src/detection/render.ts): a proxy that refuses every connection. */
+  /** Backstop of the network rule (src/detection/fetch/render.ts): a proxy that refuses every connection. */
   private refusing: RefusingProxy | null = null;
 
   constructor(private readonly options: BrowserPoolOptions) {}

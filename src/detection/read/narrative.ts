@@ -4,9 +4,9 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { Narrative } from "../types.js";
-import { collapse, isElement, tagName, textContent, type AnyNode, type Element } from "./html.js";
-import { maskVolatile } from "./mask.js";
-import { ElementIndex } from "./tree.js";
+import { collapse, isElement, tagName, textContent, type AnyNode, type Element } from "../parse/html.js";
+import { maskVolatile } from "../parse/mask.js";
+import { ElementIndex } from "../parse/tree.js";
 
 const MAX_H2 = 10;
 const HERO_MIN_CHARS = 40;

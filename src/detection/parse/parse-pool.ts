@@ -11,7 +11,7 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { PageError } from "./page-text.js";
+import { PageError } from "../fetch/page-text.js";
 import type { ParseKind, ParseTasks } from "./parse-tasks.js";
 import type { ReplyMessage, TaskMessage } from "./parse-worker.js";
 

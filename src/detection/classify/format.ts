@@ -2,7 +2,7 @@
  * Wording helpers for event titles and summaries: prices, percentages, articles, truncation. Formatting is fixed to
  * en-US digits so the same change always yields the same title (event subjects and flap damping compare them).
  */
-import type { BillingPeriod, PricingPlan } from "./types.js";
+import type { BillingPeriod, PricingPlan } from "../types.js";
 
 // docs/product-rules.md#classification names these four; any other currency is shown by its ISO code ("CHF 49").
 const CURRENCY_SYMBOLS: Record<string, string> = { USD: "$", EUR: "€", GBP: "£", JPY: "¥" };

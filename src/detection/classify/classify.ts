@@ -8,7 +8,7 @@
  * every subject is unique within one call: events are unique per (diff, subject).
  */
 import { createHash } from "node:crypto";
-import { canonicalText } from "./diff.js";
+import { canonicalText } from "../diff/diff.js";
 import {
   formatAmount,
   formatPercent,
@@ -31,8 +31,8 @@ import type {
   RecordChange,
   Severity,
   SnapshotDiff,
-} from "./types.js";
-import { maxSeverity } from "../lib/severity.js";
+} from "../types.js";
+import { maxSeverity } from "../../lib/severity.js";
 
 /** Below this, a draft is marked inferred (docs/product-rules.md#classification: `is_inferred` below 0.7). */
 const INFERRED_BELOW = 0.7;

@@ -8,7 +8,7 @@
  * offers.ts's readStructuredData): readers of `nodes` see schema.org data whatever syntax the page used.
  */
 import type { CheerioAPI } from "cheerio";
-import { collapse, textContent } from "./html.js";
+import { collapse, textContent } from "../parse/html.js";
 
 export type JsonObject = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
  * only when neither found anything, loose price tokens under a heading. Plans are keyed by their lowercased name; on
  * a clash structured data wins over a card over a token.
  */
-import type { PriceKind, PricingPlan } from "../types.js";
+import type { PriceKind, PricingPlan } from "../../types.js";
 import {
   blockText,
   classAndId,
@@ -17,10 +17,10 @@ import {
   type AnyNode,
   type Element,
   shortText,
-} from "./html.js";
-import { ElementIndex } from "./tree.js";
-import type { JsonLd } from "./jsonld.js";
-import { maskVolatile } from "./mask.js";
+} from "../../parse/html.js";
+import { ElementIndex } from "../../parse/tree.js";
+import type { JsonLd } from "../jsonld.js";
+import { maskVolatile } from "../../parse/mask.js";
 import { firstPriceIndex, parsePrice, usageUnit, type ParsedPrice } from "./money.js";
 import { pricingFromStructuredData } from "./offers.js";
 import { makePlan, planKey } from "./plan.js";

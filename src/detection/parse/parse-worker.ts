@@ -1,5 +1,5 @@
 /**
- * A parse pool thread (src/detection/parse-pool.ts): runs one task at a time and answers with its result or its
+ * A parse pool thread (src/detection/parse/parse-pool.ts): runs one task at a time and answers with its result or its
  * error. Loaded by parse-worker-boot.mjs, which lets this thread import TypeScript.
  */
 import { parentPort } from "node:worker_threads";

@@ -11,11 +11,11 @@
  *   `[ng-version]`, `[data-reactroot]`; empty or a lone "Loading…") and at least one script;
  * - no visible text at all and at least one external script.
  * A short page without those signs (a "coming soon" page, a redirect notice) is not one: a wrong suggestion is worse
- * than none. Runs in the parse pool (src/detection/parse-tasks.ts), linear in the page.
+ * than none. Runs in the parse pool (src/detection/parse/parse-tasks.ts), linear in the page.
  */
 import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
-import { bodyOf, collapse, loadHtml, tagName, textContent } from "./extract/html.js";
+import { bodyOf, collapse, loadHtml, tagName, textContent } from "../parse/html.js";
 
 /** Visible characters a shell may show (a header, a cookie line, "Loading…"); more is a page of its own. */
 export const SHELL_TEXT_MAX = 200;

@@ -4,7 +4,7 @@
  * tokens masked, pricing/jobs/items read from structured data first and from the visible page second, feeds parsed
  * as feeds. It never throws: odd input yields an Extraction with whatever could be found.
  */
-import { withoutNul } from "../page-text.js";
+import { withoutNul } from "../fetch/page-text.js";
 import type { Extraction, Narrative } from "../types.js";
 import { EXTRACTOR_VERSION } from "../types.js";
 import { extractFeed, looksLikeFeed } from "./feed.js";
@@ -17,19 +17,19 @@ import {
   stripNonContent,
   textContent,
   type Element,
-} from "./html.js";
+} from "../parse/html.js";
 import { extractItems } from "./items.js";
 import { extractJobs } from "./jobs.js";
 import type { JsonLd } from "./jsonld.js";
 import { mainTextLines } from "./main-text.js";
-import { maskVolatile } from "./mask.js";
+import { maskVolatile } from "../parse/mask.js";
 import { extractNarrative, readHead, type HeadFields } from "./narrative.js";
-import { readStructuredData } from "./offers.js";
-import { extractPricing } from "./pricing.js";
+import { readStructuredData } from "./pricing/offers.js";
+import { extractPricing } from "./pricing/index.js";
 import { isBotChallenge, readChallengeMarkup, type ChallengeMarkup } from "./signals.js";
-import { ElementIndex } from "./tree.js";
+import { ElementIndex } from "../parse/tree.js";
 
-export { maskVolatile } from "./mask.js";
+export { maskVolatile } from "../parse/mask.js";
 
 export interface ExtractOptions {
   /** The fetched URL: relative links resolve against it. */
@@ -95,7 +95,7 @@ function extractHtml(body: string, options: ExtractOptions): Extraction {
   safely(() => stripBoilerplate($), undefined);
   const bodyNode = bodyOf($).get(0)!;
   const mainNode = safely(() => mainRoot($).get(0)!, bodyNode);
-  // One index of the cleaned tree for every reader below (src/detection/extract/tree.ts): the tree no longer changes.
+  // One index of the cleaned tree for every reader below (src/detection/parse/tree.ts): the tree no longer changes.
   const index = new ElementIndex(bodyNode);
 
   const found = safely(() => extractItems(bodyNode, options.url, index), { items: [], blocks: [] as Element[] });

@@ -15,7 +15,7 @@ import type {
   PricingPlan,
   RecordChange,
   SnapshotDiff,
-} from "./types.js";
+} from "../types.js";
 
 /** At most this many added (and removed) lines are kept, each cut to LINE_MAX_CHARS (docs/product-rules.md#diff). */
 export const TEXT_LINES_MAX = 50;

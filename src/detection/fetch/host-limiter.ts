@@ -1,4 +1,4 @@
-import { Slots } from "../lib/slots.js";
+import { Slots } from "../../lib/slots.js";
 
 /**
  * At most `limit` concurrent fetches per host in this process, so a competitor's site sees a polite crawler even

@@ -4,7 +4,7 @@
  * Pure: given the changes waiting for confirmation and the drafts of the newest diff, decide what becomes an event
  * now, what waits, and what is dropped. Used by live fetches and by re-analysis alike.
  */
-import type { EventDraft } from "./types.js";
+import type { EventDraft } from "../types.js";
 
 /** Drafts at or above this confidence become events at once; below it they wait for the next fetch. */
 export const CONFIRMATION_THRESHOLD = 0.7;
