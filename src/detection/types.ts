@@ -4,7 +4,7 @@
  * storage format: bump EXTRACTOR_VERSION when an extraction changes meaning.
  */
 
-export const EXTRACTOR_VERSION = 8;
+export const EXTRACTOR_VERSION = 9;
 
 import type { EventType, Severity } from "../http/schemas.js";
 
@@ -26,10 +26,23 @@ export interface PricingPlan {
   /** Free plan (amount 0 or labelled free). */
   is_free: boolean;
   /**
-   * Where it came from; decides confidence: structured data > plan card > loose price token. "jsonld" means
-   * structured data: JSON-LD, microdata or product price meta tags (src/detection/read/pricing/offers.ts).
+   * Where it came from; decides confidence: structured data > a record of a repeated set (a plan card, a grid column,
+   * a table row) > a comparison grid's column read through its header > a price named by its context. "jsonld" means
+   * structured data: JSON-LD, microdata or product price meta tags (src/detection/read/pricing/offers.ts); "token" is
+   * the loose-price reader of extractions before version 9.
    */
-  origin: "jsonld" | "card" | "token";
+  origin: "jsonld" | "card" | "table" | "context" | "token";
+  /**
+   * Every price the record shows, when it shows more than one or says how it is billed: one plan at two periods
+   * ("$10/month", "$96/year"), "$8/month billed annually" beside "$10/month billed monthly". The first is `amount`,
+   * `currency` and `period`. Absent when the record has one price and says nothing of billing.
+   */
+  prices?: PriceOption[];
+  /**
+   * For `origin: "context"`: where the price was read, the heading of its section and the label on its line, for a
+   * price no plan could be named for ("Add-ons › Extra seats").
+   */
+  context?: string;
   /** Up to 20 feature lines of the plan card, masked and trimmed. */
   features: string[];
   /**
@@ -49,6 +62,19 @@ export interface PricingPlan {
 }
 
 export type PriceKind = "plan" | "addon" | "usage";
+
+/** One price of a record: an amount per period, and how it is billed when the page says ("billed annually"). */
+export interface PriceOption {
+  amount: number | null;
+  currency: string | null;
+  period: BillingPeriod | null;
+  billing?: "month" | "year" | null;
+}
+
+/** A tier the page sells (what insights and teardowns list): not an add-on, a usage meter or a price read by context. */
+export function isPlanRecord(plan: Pick<PricingPlan, "kind" | "origin">): boolean {
+  return (plan.kind ?? "plan") === "plan" && plan.origin !== "context";
+}
 
 /** One open job. */
 export interface JobPosting {

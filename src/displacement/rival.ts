@@ -7,7 +7,7 @@
 import { eventSourceUrl } from "../db/sql.js";
 import type { WorkspaceScope } from "../db/tenancy.js";
 import { formatPlanPrice } from "../detection/classify/format.js";
-import type { PricingPlan } from "../detection/types.js";
+import { isPlanRecord, type PricingPlan } from "../detection/types.js";
 import type { EventType, Severity } from "../http/schemas.js";
 
 export interface RivalProfile {
@@ -91,7 +91,7 @@ export class RivalFacts {
     return {
       // Plans only: add-ons and usage meters are priced records of their own, not tiers (docs/real-pages.md).
       plans: best.pricing
-        .filter((plan) => (plan.kind ?? "plan") === "plan")
+        .filter(isPlanRecord)
         .map(({ name, amount, currency, period, is_free }) => ({
           name,
           amount,

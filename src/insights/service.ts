@@ -7,7 +7,7 @@ import type { Knex } from "knex";
 import { Competitor } from "../competitors/models.js";
 import { CompetitorService } from "../competitors/service.js";
 import type { DetectionPipeline } from "../detection/pipeline.js";
-import type { ContentItem, Extraction, JobPosting, PricingPlan } from "../detection/types.js";
+import { isPlanRecord, type ContentItem, type Extraction, type JobPosting, type PricingPlan } from "../detection/types.js";
 import type { Workspace } from "../http/handler.js";
 import type { Schemas, Severity, Wire } from "../http/schemas.js";
 import { limitsOf } from "../workspaces/plans.js";
@@ -144,7 +144,7 @@ function pricingInsight(latest: LatestExtraction[], moves: PricingMove[]): Secti
   const best = withPlans.find((l) => l.source_type === "pricing") ?? withPlans[0];
   if (!best && moves.length === 0) return {};
   // Plans only: add-ons and usage meters are priced records of their own, not tiers (docs/real-pages.md).
-  const plans: PricingPlan[] = (best?.extraction.pricing ?? []).filter((plan) => (plan.kind ?? "plan") === "plan");
+  const plans: PricingPlan[] = (best?.extraction.pricing ?? []).filter(isPlanRecord);
   return {
     plans: plans.map(({ name, amount, currency, period, is_free }) => ({ name, amount, currency, period, is_free })),
     has_free_plan: plans.some((p) => p.is_free),

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { extract } from "../../src/detection/read/index.js";
 import { parsePrice } from "../../src/detection/read/pricing/money.js";
-import type { PricingPlan } from "../../src/detection/types.js";
+import { isPlanRecord, type PricingPlan } from "../../src/detection/types.js";
 
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/sites/${name}`, import.meta.url), "utf8");
 const html = (body: string, url = "https://www.heliolytics.io/pricing") =>
@@ -260,9 +260,9 @@ describe("pricing plans from loose price tokens", () => {
         <h2>Pro — US$49 /user/month</h2><p>Our most complete plan.</p>
       </article>`);
     expect(summary(pricing)).toEqual([
-      { name: "Starter", amount: 19, currency: "USD", period: "month", is_free: false, origin: "token" },
-      { name: "Team", amount: 1299, currency: "EUR", period: "year", is_free: false, origin: "token" },
-      { name: "Pro", amount: 49, currency: "USD", period: "month", is_free: false, origin: "token" },
+      { name: "Starter", amount: 19, currency: "USD", period: "month", is_free: false, origin: "context" },
+      { name: "Team", amount: 1299, currency: "EUR", period: "year", is_free: false, origin: "context" },
+      { name: "Pro", amount: 49, currency: "USD", period: "month", is_free: false, origin: "context" },
     ]);
   });
 
@@ -274,14 +274,20 @@ describe("pricing plans from loose price tokens", () => {
         <h2>Pro — $49/month</h2><p>Our most complete plan.</p>
       </article>`);
     expect(summary(pricing)).toEqual([
-      { name: "Pro", amount: 49, currency: "USD", period: "month", is_free: false, origin: "token" },
+      { name: "Pro", amount: 49, currency: "USD", period: "month", is_free: false, origin: "context" },
     ]);
   });
 
   it("finds no plans on a changelog that mentions $8/month or a homepage that mentions $40M", () => {
     expect(html(fixture("changelog-v1.html")).pricing).toEqual([]);
     expect(html(fixture("homepage.html")).pricing).toEqual([]);
-    expect(html(fixture("careers-v1.html")).pricing).toEqual([]);
+    // A careers page's learning budget is a price named by its section, never a plan (and careers pages raise no
+    // pricing events: test/detection/classify.test.ts).
+    const careers = html(fixture("careers-v1.html")).pricing;
+    expect(careers.filter(isPlanRecord)).toEqual([]);
+    expect(careers.map(({ name, origin, amount }) => ({ name, origin, amount }))).toEqual([
+      { name: "Benefits", origin: "context", amount: 1500 },
+    ]);
   });
 });
 
@@ -432,7 +438,16 @@ describe("plan cards on real layouts", () => {
       </div>
       <div role="table">${row("Code workflow", "$0 spend limit")}${row("Collaboration", "$3.67 per user/month")}</div>
     </main>`);
-    expect(pricing.map((plan) => plan.name)).toEqual(["Free", "Team"]);
+    expect(pricing.filter(isPlanRecord).map((plan) => plan.name)).toEqual(["Free", "Team"]);
+    // The grid's amounts are still prices: named by their row and section, never as plans.
+    expect(
+      pricing.filter((plan) => !isPlanRecord(plan)).map(({ name, origin, context }) => ({ name, origin, context })),
+    ).toEqual([
+      { name: "Spending", origin: "context", context: "Code workflow" },
+      { name: "Spending (2)", origin: "context", context: "Code workflow" },
+      { name: "Spending", origin: "context", context: "Collaboration" },
+      { name: "Spending (2)", origin: "context", context: "Collaboration" },
+    ]);
   });
 });
 

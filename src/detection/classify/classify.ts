@@ -47,12 +47,21 @@ const EVIDENCE_EXCERPT_MAX = 1000;
 // Pricing
 // ---------------------------------------------------------------------------------------------------------------
 
-const PLAN_CONFIDENCE: Record<PricingPlan["origin"], number> = { jsonld: 0.95, card: 0.85, token: 0.55 };
+const PLAN_CONFIDENCE: Record<PricingPlan["origin"], number> = {
+  jsonld: 0.95,
+  card: 0.85,
+  table: 0.8,
+  token: 0.55,
+  context: 0.5,
+};
 
 const PLAN_ORIGIN_REASON: Record<PricingPlan["origin"], string> = {
   jsonld:
     "the plan was read from the page's JSON-LD structured data (schema.org offers), the most reliable source of prices",
-  card: "the plan was read from a pricing card (name, price and features in one block)",
+  card: "the plan was read from one of a set of repeated blocks on the page (a card, a column or a row), each with its name and its price",
+  table: "the price was read from a comparison grid and named by the header of its column",
+  context:
+    "the price could not be tied to a named plan: it is named by where it stands on the page (its section's heading and the words before it), so what it belongs to is less certain",
   token:
     "the price was matched as a loose price token near the plan name, not from a pricing card or structured data, so it may belong to something else",
 };

@@ -75,6 +75,12 @@ export class ElementIndex {
     return a <= n && n <= this.last[a]!;
   }
 
+  /** How many elements lie inside `el` (not counting it), in constant time. */
+  sizeInside(el: Element): number {
+    const i = this.at(el);
+    return i === -1 ? 0 : this.last[i]! - i;
+  }
+
   /** The elements inside `el` (not `el` itself), in document order. */
   inside(el: Element): Element[] {
     const i = this.at(el);

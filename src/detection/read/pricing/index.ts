@@ -1,32 +1,44 @@
 /**
- * Pricing plans, from the most to the least reliable source (PricingPlan.origin): structured-data offers (JSON-LD,
- * microdata, product meta tags: offers.ts), then plan cards (repeated containers with a plan name and a price), then,
- * only when neither found anything, loose price tokens under a heading. Plans are keyed by their lowercased name; on
- * a clash structured data wins over a card over a token.
+ * Pricing records of a page, read without knowing its layout (docs/real-pages.md). Every price on the page is found
+ * first (marks.ts); then each reader, from the most to the least reliable, names the prices the previous ones left:
+ *
+ * 1. structured data: JSON-LD, microdata, product meta tags (offers.ts) — `origin: "jsonld"`;
+ * 2. comparison tables: a price under a header row takes its column's name (grids.ts, `<table>` and ARIA grids) —
+ *    `origin: "table"`;
+ * 3. records from repetition: sibling subtrees of one shape, each named by its most prominent text before its price
+ *    (records.ts, names.ts): cards, grid columns, table rows — `origin: "card"`;
+ * 4. rows of plain elements under a row of names (grids.ts) — `origin: "table"`;
+ * 5. context: a price nothing named is still a record, named by its section heading and its line's label
+ *    (context.ts) — `origin: "context"`, the least confident.
+ *
+ * Records are keyed by name (plan.ts); one name read twice (a monthly and an annual pane) is one record with both
+ * prices. Add-ons and usage meters are records of their own kind.
  */
-import type { PriceKind, PricingPlan } from "../../types.js";
+import type { PriceKind, PriceOption, PricingPlan } from "../../types.js";
 import {
   blockText,
   classAndId,
-  classTokens,
   collapse,
   isElement,
   isHeading,
   tagName,
-  textContent,
+  shortText,
   type AnyNode,
   type Element,
-  shortText,
 } from "../../parse/html.js";
 import { ElementIndex } from "../../parse/tree.js";
 import type { JsonLd } from "../jsonld.js";
 import { maskVolatile } from "../../parse/mask.js";
-import { firstPriceIndex, parsePrice, usageUnit, type ParsedPrice } from "./money.js";
+import { contextRecords } from "./context.js";
+import { findGridRecords } from "./grids.js";
+import { findMarks, type PriceMark } from "./marks.js";
+import { detectBilling, detectPeriod, parsePrice, usageUnit } from "./money.js";
 import { pricingFromStructuredData } from "./offers.js";
-import { makePlan, planKey } from "./plan.js";
+import { makePlan, planKey, priceOptions } from "./plan.js";
+import { findRecords } from "./records.js";
 
 // ---------------------------------------------------------------------------------------------------------------
-// Add-ons, usage meters and promotions
+// What a record is: plan, add-on or usage meter
 
 /** Names that sell something beside a plan: "SSO add-on", "Extra seats", "Additional storage". */
 const ADDON_NAME_RE = /\badd-?ons?\b|^(?:extra|additional)\b/i;
@@ -35,439 +47,287 @@ const ADDON_SECTION_RE =
   /\b(?:add-?ons?|extras|power-?ups?|boosters?|additional\s+(?:products|services|features|options))\b/i;
 /** Containers classed or named for add-ons. */
 const ADDON_CLASS_RE = /add-?ons?|extras/i;
-/** A price written as an increment ("+ $49 per user/month", "+€10/mo"): bought on top of a plan. */
-const ADDON_PRICE_RE = /^\s*\+\s*\D{0,4}?\s*\d/;
-/** How far back a card's section heading is looked for, in elements (bounded on hostile pages). */
+/** How far back a record's section heading is looked for, in elements (bounded on hostile pages). */
 const SECTION_LOOKBACK = 2000;
+/** A record is never the page itself. */
+const PAGE_TAGS = new Set(["html", "body", "main"]);
 
 /**
- * What a priced record is: a usage meter when its price is per unit of use, an add-on when its name, a container or
- * the heading of its section says so, else a plan.
+ * What a priced record is: a usage meter when its price is per unit of use, an add-on when its price is an increment,
+ * or its name, a container or the heading of its section says so; else a plan.
  */
 function kindOf(
   index: ElementIndex,
   name: string,
-  priceText: string,
-  card: Element | null,
-  nameEl: Element,
+  mark: PriceMark | undefined,
+  record: Element,
+  section: string | null,
 ): PriceKind {
-  if (usageUnit(priceText) !== null) return "usage";
-  if (ADDON_NAME_RE.test(name) || ADDON_PRICE_RE.test(priceText)) return "addon";
-  for (let el: AnyNode | null = card ?? nameEl, depth = 0; el && isElement(el) && depth < 8; el = el.parent, depth++) {
+  if (mark && usageUnit(mark.window) !== null) return "usage";
+  if (ADDON_NAME_RE.test(name) || mark?.increment) return "addon";
+  for (let el: AnyNode | null = record, depth = 0; el && isElement(el) && depth < 8; el = el.parent, depth++) {
     if (PAGE_TAGS.has(tagName(el))) break;
     if (ADDON_CLASS_RE.test(classAndId(el))) return "addon";
   }
-  const heading = sectionHeading(index, card ?? nameEl, nameEl);
-  return heading !== null && ADDON_SECTION_RE.test(heading) ? "addon" : "plan";
+  return section !== null && ADDON_SECTION_RE.test(section) ? "addon" : "plan";
 }
 
 const headingLevel = (el: Element): number => Number(tagName(el).slice(1));
-
-/** How many levels above a card its section may start: a heading further out belongs to another part of the page. */
-const SECTION_LEVELS = 3;
+/** How many levels above a record its section may start: a heading further out belongs to another part of the page. */
+const SECTION_LEVELS = 6;
 
 /**
- * The heading of the section a card sits in: the nearest heading before it, within a few levels above it (not past
- * the page's body or main), that ranks above the card's own name (an h2 over h3 plan names; any heading over a name
+ * The heading of the section a record sits in: the nearest heading before it, within a few levels above it (not past
+ * the page's body or main), that ranks above the record's own name (an h2 over h3 plan names; any heading over a name
  * that is not one).
  */
-function sectionHeading(index: ElementIndex, card: Element, nameEl: Element): string | null {
+function sectionHeading(index: ElementIndex, record: Element, nameEl: Element): string | null {
   let section: Element | null = null;
-  for (let el = card.parent, level = 0; el && isElement(el) && level < SECTION_LEVELS; el = el.parent, level++) {
+  for (let el = record.parent, level = 0; el && isElement(el) && level < SECTION_LEVELS; el = el.parent, level++) {
     if (PAGE_TAGS.has(tagName(el))) break;
     section = el;
   }
   if (section === null) return null;
   const nameLevel = isHeading(nameEl) ? headingLevel(nameEl) : 7;
-  const start = index.at(card);
+  const start = index.at(record);
   for (let i = start - 1, seen = 0; i >= 0 && seen < SECTION_LOOKBACK; i--, seen++) {
     const el = index.elements[i]!;
     if (!index.contains(section, el)) break;
-    if (!isHeading(el) || headingLevel(el) >= nameLevel || index.contains(el, card)) continue;
+    if (!isHeading(el) || headingLevel(el) >= nameLevel || index.contains(el, record)) continue;
     return shortText(index, el, 120);
   }
   return null;
 }
 
-/**
- * Struck-through prices: `<del>`, `<s>`, `<strike>`, an inline `text-decoration: line-through`, or a class saying
- * struck/old/original/list price (GitHub's `diagonal_line_through`, Tailwind's `line-through`).
- */
-const STRUCK_TAGS = new Set(["del", "s", "strike"]);
-const STRUCK_CLASS_RE =
-  /strike|line[-_]?through|crossed|old[-_]?price|original|was[-_]?price|regular[-_]?price|list[-_]?price/i;
-const STRUCK_STYLE_RE = /text-decoration(?:-line)?\s*:[^;]*line-through/i;
-const isStruck = (el: Element): boolean =>
-  STRUCK_TAGS.has(tagName(el)) ||
-  STRUCK_CLASS_RE.test(el.attribs.class ?? "") ||
-  STRUCK_STYLE_RE.test(el.attribs.style ?? "");
+// ---------------------------------------------------------------------------------------------------------------
+// Promotions
+
 /** Wording that makes a shown price promotional ("first 3 months", "intro price", "limited time", "launch offer"). */
 const PROMO_RE =
   /\b(?:for\s+(?:the\s+)?first\s+\d+\s+(?:months?|years?)|first\s+\d+\s+(?:months?|years?)|intro(?:ductory)?\s+(?:price|offer|rate)|limited[-\s]time|launch\s+(?:price|offer)|promo(?:tion(?:al)?)?\b)/i;
 /** The list price after a promotional one: "$39/mo for 3 months, then $49/mo". */
 const THEN_RE = /\bthen\s+/i;
+const MAX_RECORD_TEXT = 12_000;
+
+interface Priced {
+  options: PriceOption[];
+  promo: number | null;
+}
 
 /**
- * A promotion on a card: a struck-through list price above the card's price ($49 struck beside $39: list 49, promo
- * 39; when the struck text sits inside the price element, the price is read again without it), a "then $49" after a
- * promotional price, or promotional wording beside the price (list unknown: both are the price). Null without one.
+ * The prices of a record from its marks: list prices (struck ones beside a lower current price make a promotion),
+ * one option per price in page order. "then $49" after a promotional price, or promotional wording, makes the shown
+ * price a promotion too.
  */
-function promotionOf(
+function pricesOf(
   index: ElementIndex,
-  card: Element,
-  read: { price: ParsedPrice; text: string },
-): { price: ParsedPrice; promo: number } | null {
-  if (read.price.amount === null || read.price.amount === 0) return null;
-  const struck = index.inside(card).filter(isStruck);
-  for (const el of struck) {
-    const text = shortText(index, el, 40);
-    // The currency often sits outside the struck element (`<sup>$</sup><span class="line-through">4</span>`).
-    const list = text === null ? null : parsePrice(text, { bareNumber: true });
-    if (list?.amount == null || list.amount === 0) continue;
-    const current =
-      read.price.amount === list.amount ? parsePrice(collapse(read.text).replace(text!, " ")) : read.price;
-    if (current?.amount == null || current.amount >= list.amount) continue;
-    if ((list.currency ?? current.currency) !== current.currency) continue;
-    return { price: { ...current, amount: list.amount }, promo: current.amount };
+  record: Element | null,
+  marks: PriceMark[],
+  hints: string[] = [],
+): Priced | null {
+  const numeric = marks.filter((mark) => !mark.soft);
+  if (numeric.length === 0) {
+    const soft = marks[0];
+    return soft ? { options: soft.options, promo: null } : null;
   }
-  const text = shortText(index, card, MAX_CARD_TOTAL_CHARS) ?? "";
+  const current = numeric.filter((mark) => !mark.struck);
+  const struck = numeric.filter((mark) => mark.struck);
+  const options: PriceOption[] = [];
+  let promo: number | null = null;
+  (current.length > 0 ? current : struck).forEach((mark) => {
+    const hint = hints[marks.indexOf(mark)] ?? "";
+    for (const option of mark.options) {
+      // A row's or pane's label says the period when the price does not ("Monthly | $10 | $20").
+      const period = option.period ?? (hint ? detectPeriod(hint) : null);
+      const billing = option.billing ?? (hint ? (detectBilling(hint) ?? labelBilling(hint)) : null);
+      options.push({ ...option, period, billing });
+    }
+  });
+  const first = options[0];
+  if (!first || first.amount === null) return { options, promo };
+  // A struck list price above the current one: list = struck, promotion = current.
+  for (const mark of struck) {
+    const list = mark.options[0];
+    if (current.length === 0 || !list || list.amount === null) break;
+    if (list.amount > first.amount! && (list.currency ?? first.currency) === first.currency) {
+      promo = first.amount;
+      options[0] = { ...first, amount: list.amount };
+      return { options, promo };
+    }
+  }
+  const text = record && index.visibleChars(record) <= MAX_RECORD_TEXT ? collapse(blockText(record)) : "";
   const then = THEN_RE.exec(text);
   if (then) {
     const list = parsePrice(text.slice(then.index + then[0].length, then.index + then[0].length + 40));
-    if (list?.amount != null && list.amount > read.price.amount && list.currency === read.price.currency) {
-      return { price: { ...read.price, amount: list.amount }, promo: read.price.amount };
+    if (list?.amount != null && list.amount > first.amount! && list.currency === first.currency) {
+      promo = first.amount;
+      options[0] = { ...first, amount: list.amount };
+      return { options, promo };
     }
   }
-  return PROMO_RE.test(text) ? { price: read.price, promo: read.price.amount } : null;
+  if (PROMO_RE.test(text)) promo = first.amount;
+  return { options, promo };
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Plan cards
-
-const PRICE_CLASS_RE = /price|amount|cost/i;
-const CARD_CLASS_RE = /plan|pricing|tier|package|card/i;
-const NAME_TOKEN_RE = /^(?:.*[-_])?(?:name|title|heading)$/i;
-const BADGE_CLASS_RE = /badge|tag|pill|ribbon|label|popular|recommended|chip|flag/i;
-/** Permalink anchors that documentation themes put inside headings (mkdocs' `¶`, `#`, `§`): not part of a name. */
-const PERMALINK_CLASS_RE = /headerlink|anchor|permalink/i;
-const PERMALINK_TEXT_RE = /\s*[¶§#🔗]+$/u;
-/** A card is never the page itself. */
-const PAGE_TAGS = new Set(["html", "body", "main"]);
-/**
- * Section headings that are not plans ("Compare plans", "Frequently asked questions"), and the blocks of shop and
- * home pages that hold prices without being offers ("Others also viewed", "Customer reviews", "Newsletter": seen on
- * the saved real shop pages of test/fixtures/real-pages/structured-data/).
- */
-const NOT_A_PLAN_RE =
-  /\b(?:plans|pricing|prices|compare|comparison|faqs?|frequently|questions|features|newsletter|reviews?|ratings?|also\s+(?:viewed|bought|like)|recently\s+viewed|related|recommended\s+for\s+you|your\s+(?:cart|basket|bag)|shipping|delivery)\b|^add-?ons?$/i;
-
-function isNameCandidate(el: Element): boolean {
-  return isHeading(el) || classTokens(el).some((token) => NAME_TOKEN_RE.test(token));
-}
-
-/** Plan name: the heading text without badges ("Pro Most popular" → "Pro") and permalink anchors ("Pro ¶" → "Pro"). */
-function nameText(el: Element): string {
-  const parts: string[] = [];
-  const stack: AnyNode[] = [el];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (node.type === "text") parts.push((node as { data: string }).data);
-    else if (
-      isElement(node) &&
-      (node === el ||
-        (!BADGE_CLASS_RE.test(node.attribs.class ?? "") && !PERMALINK_CLASS_RE.test(node.attribs.class ?? "")))
-    ) {
-      for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
-    }
-  }
-  return collapse(parts.join(" ")).replace(PERMALINK_TEXT_RE, "");
-}
-
-function plausibleName(name: string): boolean {
-  return (
-    name.length > 0 &&
-    name.length <= 50 &&
-    name.split(" ").length <= 6 &&
-    !name.endsWith("?") &&
-    !NOT_A_PLAN_RE.test(name) &&
-    firstPriceIndex(name) === null
-  );
-}
-
-interface Card {
-  el: Element;
-  nameEl: Element;
-  name: string;
-  price: ParsedPrice;
-  /** The text the price was read from (its unit tells a usage meter). */
-  priceText: string;
-  features: string[];
-}
-
-/**
- * Text of a price element plus its next sibling, where the period often sits (`<p>$49</p><p>per month</p>`); a heading
- * after it starts something else and is left out.
- */
-function priceWindow(el: Element): string {
-  const next = windowSibling(el);
-  const nextText = next ? collapse(textContent(next)) : "";
-  return `${blockText(el)} ${nextText.length <= 80 ? nextText : ""}`;
-}
-
-/** The sibling whose text priceWindow adds: the next element, unless it is a heading. */
-function windowSibling(el: Element): Element | null {
-  const next = nextElement(el);
-  return next && !isHeading(next) ? next : null;
-}
-
-/** The element's next element sibling, or null. */
-function nextElement(el: Element): Element | null {
-  let next = el.next;
-  while (next && !isElement(next)) next = next.next;
-  return next && isElement(next) ? next : null;
-}
-
-/**
- * The price of a card, in order of trust: a price-classed element with a number, a price-classed "Free"/"Custom",
- * any short element with a currency amount, any short element or button saying "Free"/"Contact sales". Feature
- * lists, comparison tables and the name itself are never read as the price.
- */
-function cardPrice(
-  index: ElementIndex,
-  card: Element,
-  nameEl: Element,
-  listOrTable: (el: Element) => Element | null,
-): { price: ParsedPrice; text: string } | null {
-  // Inside a list item or a table of the card (or a row or cell of one): not the card's own price, but a feature or
-  // comparison cell.
-  const inCardListOrTable = (el: Element): boolean => {
-    const holder = isTableLike(el) ? el : listOrTable(el);
-    return holder !== null && holder !== card && index.contains(card, holder);
-  };
-  const elements = index
-    .inside(card)
-    .filter((el) => !index.contains(nameEl, el) && !index.contains(el, nameEl) && !inCardListOrTable(el));
-  const short = elements.filter((el) => tagName(el) !== "li" && shortText(index, el, 80) !== null);
-  const priced = short.filter((el) => PRICE_CLASS_RE.test(el.attribs.class ?? ""));
-  for (const el of priced) {
-    const text = priceWindow(el);
-    const price = parsePrice(text, { bareNumber: true });
-    if (price && price.amount !== null && !price.isFree) return { price, text };
-    if (price && price.amount === 0 && price.currency) return { price, text };
-  }
-  for (const el of priced) {
-    const text = textContent(el);
-    const price = parsePrice(text);
-    if (price) return { price, text };
-  }
-  for (const el of short) {
-    const text = priceWindow(el);
-    const price = parsePrice(text);
-    if (price && price.currency) return { price, text };
-  }
-  for (const el of short) {
-    const text = textContent(el);
-    const price = parsePrice(text);
-    if (price) return { price, text };
-  }
+function labelBilling(label: string): "month" | "year" | null {
+  if (/\b(?:annual(?:ly)?|yearly|per\s+year|jährlich)\b/i.test(label)) return "year";
+  if (/\b(?:monthly|per\s+month|monatlich)\b/i.test(label)) return "month";
   return null;
 }
 
-function cardFeatures(index: ElementIndex, card: Element): string[] {
-  const features: string[] = [];
+// ---------------------------------------------------------------------------------------------------------------
+// Building records
+
+function features(index: ElementIndex, record: Element): string[] {
+  const out: string[] = [];
   // Innermost list items: an item holding a nested list is its heading, not a feature.
-  for (const li of index.innermost(index.inside(card).filter((el) => tagName(el) === "li"))) {
+  for (const li of index.innermost(index.inside(record).filter((el) => tagName(el) === "li"))) {
     const line = maskVolatile(collapse(blockText(li)));
-    if (line && !features.includes(line)) features.push(line);
-    if (features.length >= 20) break;
+    if (line && !out.includes(line)) out.push(line);
+    if (out.length >= 20) break;
   }
-  return features;
+  return out;
 }
 
-/** Same kind of name: same heading level, or the same `*-name` class token ("plan-name highlighted" is a plan-name). */
-function signature(el: Element): string {
-  return isHeading(el) ? tagName(el) : (classTokens(el).find((token) => NAME_TOKEN_RE.test(token)) ?? tagName(el));
+/** A record's own price marks: those outside its lists and tables (features, comparisons), when it has any. */
+function ownPriceMarks(index: ElementIndex, record: Element, marks: PriceMark[]): PriceMark[] {
+  const outside = marks.filter((mark) => {
+    for (let el: AnyNode | null = mark.el; el && el !== record; el = el.parent) {
+      if (isElement(el) && /^(?:li|table|tr|td)$/.test(tagName(el))) return false;
+    }
+    return true;
+  });
+  return outside.length > 0 ? outside : marks;
 }
 
-/** Name candidates (h1–h6 or a `*-name` / `*-title` element of 1–60 characters) that hold no other candidate. */
-function nameElements(index: ElementIndex): Element[] {
-  return index.innermost(
-    index.elements.filter(isNameCandidate).filter((el) => {
-      const text = shortText(index, el, 60);
-      return text !== null && text.length > 0;
-    }),
+function planFrom(
+  name: string,
+  priced: Priced,
+  origin: PricingPlan["origin"],
+  featureLines: string[],
+  kind: PriceKind,
+  context?: string,
+): PricingPlan {
+  const first = priced.options[0]!;
+  const more =
+    priced.options.length > 1 || priced.options.some((option) => option.billing) ? priced.options : undefined;
+  return makePlan(
+    name,
+    { amount: first.amount, currency: first.currency, period: first.period },
+    origin,
+    featureLines,
+    { kind, promoAmount: priced.promo },
+    { prices: more, context },
   );
 }
 
-/**
- * Above this many characters outside its list items a container is a section of the page, not a card; a card's
- * feature list may add up to MAX_CARD_TOTAL_CHARS (an Enterprise card listing twenty features with descriptions).
- */
-const MAX_CARD_CHARS = 3000;
-const MAX_CARD_TOTAL_CHARS = 12_000;
-const tooBigForCard = (index: ElementIndex, el: Element): boolean =>
-  index.visibleCharsOutsideLists(el) > MAX_CARD_CHARS || index.visibleChars(el) > MAX_CARD_TOTAL_CHARS;
+/** How far a reading is trusted, to choose between two readings of one name. */
+const ORIGIN_RANK: Record<PricingPlan["origin"], number> = { jsonld: 4, card: 3, table: 2, token: 1, context: 0 };
 
-/**
- * Each name grown to the largest ancestor (below `root` and the page tags) holding no other name of its kind. One
- * kind's names are in document order, so an ancestor holds another exactly when it holds the name just before or
- * just after this one. A container too big for a card (tooBigForCard) is never one, so growth stops there with no
- * card.
- */
-function cardElements(root: AnyNode, index: ElementIndex, names: Element[]): Element[] {
-  const peers = new Map<string, Element[]>();
-  for (const el of names) {
-    const sig = signature(el);
-    const list = peers.get(sig);
-    if (list) list.push(el);
-    else peers.set(sig, [el]);
-  }
-  const cards = new Set<Element>();
-  for (const list of peers.values()) {
-    list.forEach((el, k) => {
-      const others = [list[k - 1], list[k + 1]].filter((other): other is Element => !!other);
-      let card: Element | null = el;
-      while (
-        card.parent !== root &&
-        isElement(card.parent) &&
-        !PAGE_TAGS.has(tagName(card.parent)) &&
-        !others.some((other) => index.contains(card!.parent!, other))
-      ) {
-        card = card.parent;
-        if (tooBigForCard(index, card)) {
-          card = null;
-          break;
-        }
-      }
-      if (card && card !== el) cards.add(card);
-    });
-  }
-  // Names were grouped by kind: back to document order, as the cards are listed.
-  return [...cards].sort((a, b) => index.at(a) - index.at(b));
+/** The same price: equal amount, currency and period (billing unsaid on one side is not a difference). */
+function sameOption(a: PriceOption, b: PriceOption): boolean {
+  return (
+    a.amount === b.amount &&
+    a.currency === b.currency &&
+    a.period === b.period &&
+    (a.billing == null || b.billing == null || a.billing === b.billing)
+  );
 }
 
-/** ARIA roles of a table built from divs (a feature comparison grid), read like `<table>`. */
-const TABLE_ROLES = new Set([
-  "table",
-  "grid",
-  "treegrid",
-  "rowgroup",
-  "row",
-  "cell",
-  "gridcell",
-  "rowheader",
-  "columnheader",
-]);
-const isTableLike = (el: Element): boolean => tagName(el) === "table" || TABLE_ROLES.has(el.attribs.role ?? "");
+/** The records read so far, by key, with the heading of the section each was read in. */
+class Readings {
+  readonly plans = new Map<string, PricingPlan>();
+  private readonly sections = new Map<string, string | null>();
 
-/**
- * Plan cards: every name candidate (h1–h6 or a `*-name` / `*-title` element) is grown to the largest ancestor that
- * holds no other name of the same kind — the card. A card needs a plausible plan name and a price; nested cards
- * keep the innermost; a card stands alone only when its class says plan/pricing/tier/package/card, otherwise it
- * needs a sibling card (the repeated plan grid).
- */
-export function pricingFromCards(root: AnyNode, index = new ElementIndex(root)): PricingPlan[] {
-  const names = nameElements(index);
-  const firstName = index.firstInside(names);
-  const listOrTable = index.nearestAncestor((el) => tagName(el) === "li" || isTableLike(el));
-  const cards: Card[] = [];
-  for (const el of cardElements(root, index, names)) {
-    if (tooBigForCard(index, el)) continue;
-    const nameEl = firstName(el);
-    if (!nameEl) continue;
-    const name = nameText(nameEl);
-    if (!plausibleName(name)) continue;
-    const read = cardPrice(index, el, nameEl, listOrTable);
-    if (!read) continue;
-    cards.push({ el, nameEl, name, price: read.price, priceText: read.text, features: cardFeatures(index, el) });
-  }
-
-  const innermostEls = new Set(index.innermost(cards.map((card) => card.el)));
-  const innermost = cards.filter((card) => innermostEls.has(card.el));
-  const siblings = new Map<AnyNode | null, number>();
-  for (const card of innermost) siblings.set(card.el.parent, (siblings.get(card.el.parent) ?? 0) + 1);
-  return innermost
-    .filter((card) => (siblings.get(card.el.parent) ?? 0) >= 2 || CARD_CLASS_RE.test(classAndId(card.el)))
-    .map((card) => {
-      const promotion = promotionOf(index, card.el, { price: card.price, text: card.priceText });
-      const price = promotion?.price ?? card.price;
-      const kind = kindOf(index, card.name, card.priceText, card.el, card.nameEl);
-      return makePlan(card.name, price, "card", card.features, { kind, promoAmount: promotion?.promo ?? null });
-    });
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Loose tokens
-
-/**
- * Last resort: short elements holding a currency amount with a billing period (or a price class), named after the
- * nearest heading before them ("Pro — $49/month" headings name themselves). List items and anything inside
- * `excluded` (changelog entries, blog posts) are skipped: a release note mentioning "$8/month" is not a plan.
- */
-export function pricingFromTokens(
-  root: AnyNode,
-  excluded: Element[] = [],
-  index = new ElementIndex(root),
-): PricingPlan[] {
-  const plans: PricingPlan[] = [];
-  const named = new Set<string>();
-  const inExcluded = index.insideAny(excluded);
-  const inListItem = index.insideAny(index.elements.filter((el) => tagName(el) === "li"));
-  const digitInside = index.textMatches(/\d/);
-  const hasDigit = (el: Element | null): boolean => el !== null && digitInside(el);
-  // The heading the elements below it would be named after, with its key; each heading's text is parsed once (a
-  // hostile page has a hundred thousand of them).
-  let heading: { name: string; key: string } | null = null;
-  for (const el of index.elements) {
-    if (isHeading(el)) {
-      // A heading of hundreds of characters names no plan: it is not read in full.
-      const text = index.visibleChars(el) <= MAX_HEADING_CHARS ? nameText(el) : null;
-      const priced = text !== null && inlinePriced(text, !inExcluded(el));
-      const inline = priced ? tokenPlan(text) : null;
-      if (inline && !named.has(inline.key)) {
-        named.add(inline.key);
-        plans.push(inline);
-      }
-      heading = text !== null && !priced && plausibleName(text) ? { name: text, key: planKey(text) } : null;
-      continue;
+  /**
+   * Adds a record under its key. A name read twice (a card and its comparison table's column, a monthly and an annual
+   * pane) is one record: the more trusted reading stands (structured data, then a card, then a table), and it gains
+   * the other's prices. But a name read again under another section heading with none of the same prices is another
+   * thing priced per plan ("Postman Flows add-on pricing" by plan): it is a record of its own, named after its section.
+   */
+  add(plan: PricingPlan, section: string | null): void {
+    const existing = this.plans.get(plan.key);
+    const before = existing ? (this.sections.get(plan.key) ?? null) : null;
+    const apart =
+      existing !== undefined &&
+      before !== section &&
+      plan.amount !== null &&
+      existing.amount !== null &&
+      !priceOptions(plan).some((option) => priceOptions(existing).some((o) => sameOption(o, option)));
+    if (!apart || !existing) {
+      if (!existing) this.sections.set(plan.key, section);
+      addPlan(this.plans, plan);
+      return;
     }
-    if (!heading || named.has(heading.key)) continue;
-    if (inListItem(el) || inExcluded(el)) continue;
-    // An amount needs a digit in the element or in the element after it (priceWindow): most elements have none.
-    if (!hasDigit(el) && !hasDigit(windowSibling(el))) continue;
-    const text = shortText(index, el, 80);
-    if (!text) continue;
-    if (index.inside(el).some((child) => parsePrice(textContent(child))?.currency)) continue;
-    const window = priceWindow(el);
-    const price = parsePrice(window);
-    if (!price || !price.currency) continue;
-    const kind = kindOf(index, heading.name, window, null, el);
-    if (price.period === null && kind !== "usage" && !PRICE_CLASS_RE.test(el.attribs.class ?? "")) continue;
-    named.add(heading.key);
-    plans.push(makePlan(heading.name, price, "token", [], { kind, promoAmount: null }));
+    // Of the two, the one read under a section heading of its own is the thing priced per plan.
+    if (section !== null) this.addRenamed(plan, section);
+    else if (before !== null) {
+      this.plans.delete(existing.key);
+      this.sections.delete(existing.key);
+      this.sections.set(plan.key, section);
+      this.plans.set(plan.key, plan);
+      this.addRenamed(existing, before);
+    } else addPlan(this.plans, plan);
   }
-  return plans;
+
+  /** A record read under `section` already shows this price. */
+  shows(section: string | null, option: PriceOption): boolean {
+    for (const [key, plan] of this.plans) {
+      if ((this.sections.get(key) ?? null) !== section) continue;
+      if (priceOptions(plan).some((o) => sameOption(o, option)) || plan.promo_amount === option.amount) return true;
+    }
+    return false;
+  }
+
+  private addRenamed(plan: PricingPlan, section: string): void {
+    const renamed = makePlan(
+      `${section} – ${plan.name}`,
+      plan,
+      plan.origin,
+      plan.features,
+      {
+        kind: ADDON_SECTION_RE.test(section) ? "addon" : (plan.kind ?? "plan"),
+        promoAmount: plan.promo_amount ?? null,
+      },
+      { prices: plan.prices },
+    );
+    if (!this.plans.has(renamed.key)) this.sections.set(renamed.key, section);
+    addPlan(this.plans, renamed);
+  }
 }
 
-const MAX_HEADING_CHARS = 300;
-
-/** A heading that carries its own price with a period ("Pro — $49/month"), usable unless inside an entry. */
-function inlinePriced(text: string, usable: boolean): boolean {
-  const inline = parsePrice(text);
-  return !!inline && !!inline.currency && firstPriceIndex(text) !== null && usable && inline.period != null;
+/** Adds a record under its key, merging two readings of one name (see Readings.add). */
+function addPlan(plans: Map<string, PricingPlan>, plan: PricingPlan): void {
+  const existing = plans.get(plan.key);
+  if (!existing) {
+    plans.set(plan.key, plan);
+    return;
+  }
+  const [kept, other] = ORIGIN_RANK[plan.origin] > ORIGIN_RANK[existing.origin] ? [plan, existing] : [existing, plan];
+  plans.set(plan.key, kept);
+  if (kept.features.length === 0) kept.features = other.features;
+  if (kept.origin === "jsonld" || other.amount === null) return;
+  const options = priceOptions(kept).filter((option) => option.amount !== null);
+  for (const option of priceOptions(other)) {
+    // Another reading that shows the promotional price (a sticky header without the struck list price) adds nothing.
+    if (option.amount !== null && option.amount === kept.promo_amount) continue;
+    if (!options.some((o) => sameOption(o, option))) options.push(option);
+  }
+  if (options.length === 0) return;
+  if (kept.amount === null)
+    Object.assign(kept, {
+      amount: options[0]!.amount,
+      currency: options[0]!.currency,
+      period: options[0]!.period,
+      is_free: kept.is_free || options[0]!.amount === 0,
+    });
+  if (options.length > 1) kept.prices = options;
 }
-
-/** The plan a heading that prices itself names ("Pro — $49/month"); `text` passed inlinePriced. */
-function tokenPlan(text: string): PricingPlan | null {
-  const name = collapse(text.slice(0, firstPriceIndex(text)!).replace(/[\s:–—|-]+$/, ""));
-  return plausibleName(name) ? makePlan(name, parsePrice(text)!, "token", []) : null;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 
 /**
- * All plans, deduplicated by key: JSON-LD wins, cards lend it their feature lists; tokens only when nothing else.
- * `safely` runs each source on its own, so an odd page that trips one reader still yields the others' plans.
+ * All records of a page (see the module comment). `excluded` are blocks whose prices are written about, not offered
+ * (changelog entries, blog posts): their prices name no record. `safely` runs each reader on its own, so an odd page
+ * that trips one still yields the others' records.
  */
 export function extractPricing(
   root: AnyNode,
@@ -476,20 +336,83 @@ export function extractPricing(
   safely: <T>(fn: () => T, fallback: T) => T = (fn) => fn(),
   index = new ElementIndex(root),
 ): PricingPlan[] {
-  // JSON-LD, microdata and product meta tags (offers.ts): `ld` is readStructuredData's result.
-  const fromJsonLd = safely(() => pricingFromStructuredData(ld), []);
-  const fromCards = safely(() => pricingFromCards(root, index), []);
-  const plans = new Map<string, PricingPlan>();
-  for (const plan of fromJsonLd) if (!plans.has(plan.key)) plans.set(plan.key, plan);
-  for (const plan of fromCards) {
-    const existing = plans.get(plan.key);
-    if (!existing) plans.set(plan.key, plan);
-    else if (existing.features.length === 0) existing.features = plan.features;
-  }
-  if (plans.size === 0) {
-    for (const plan of safely(() => pricingFromTokens(root, excluded, index), [])) {
+  const readings = new Readings();
+  const { plans } = readings;
+  for (const plan of safely(() => pricingFromStructuredData(ld), []))
+    if (!plans.has(plan.key)) plans.set(plan.key, plan);
+
+  // Prices inside changelog entries and posts are written about, not offered: no reader takes them.
+  const inExcluded = index.insideAny(excluded);
+  const marks = safely(() => findMarks(index), []).filter((mark) => !inExcluded(mark.el));
+  const claimed = new Set<PriceMark>();
+  const fromGrids = (mode: "tables" | "rows") =>
+    safely(() => {
+      for (const grid of findGridRecords(index, marks, claimed, mode)) {
+        const priced = pricesOf(index, null, grid.marks, grid.rowLabels);
+        if (!priced) continue;
+        grid.marks.forEach((mark) => claimed.add(mark));
+        const section = sectionHeading(index, grid.table, grid.nameEl);
+        const kind = kindOf(index, grid.name, grid.marks[0], grid.table, section);
+        readings.add(planFrom(grid.name, priced, "table", [], kind), section);
+      }
+    }, undefined);
+
+  fromGrids("tables");
+  safely(() => {
+    // Records are sets of blocks with a price element of their own; running text is not one (see below).
+    for (const record of findRecords(
+      index,
+      marks.filter((mark) => !mark.prose),
+      claimed,
+    )) {
+      const own = ownPriceMarks(index, record.el, record.marks);
+      const priced = pricesOf(index, record.el, own);
+      if (!priced) continue;
+      record.marks.forEach((mark) => claimed.add(mark));
+      const section = sectionHeading(index, record.el, record.nameEl);
+      const kind = kindOf(
+        index,
+        record.name,
+        own.find((mark) => !mark.soft),
+        record.el,
+        section,
+      );
+      readings.add(planFrom(record.name, priced, "card", features(index, record.el), kind), section);
+    }
+  }, undefined);
+  fromGrids("rows");
+
+  // Prices in running text name records only on a page where nothing else does (a prose pricing page); beside plans
+  // they are mentions (an FAQ answer, a comparison in a paragraph).
+  if (plans.size > 0) for (const mark of marks) if (mark.prose) claimed.add(mark);
+  safely(() => {
+    const seen = new Map<string, number>();
+    const shown = new Set<string>();
+    const priceId = (section: string | null, label: string | null, option: PriceOption) =>
+      `${section ?? ""}|${label ?? ""}|${option.amount}|${option.currency}|${option.period}`;
+    for (const found of contextRecords(index, marks, claimed)) {
+      // The same price shown again where it was read before (a mobile copy of a table, a sticky header): one record.
+      const first = found.mark.options[0]!;
+      if (readings.shows(found.section, first)) continue;
+      const id = priceId(found.section, found.label, first);
+      if (shown.has(id)) continue;
+      shown.add(id);
+      const name = found.label ?? found.section ?? "Price";
+      const context = [found.section, found.label]
+        .filter((part): part is string => !!part && part !== name)
+        .join(" › ");
+      // Keyed by where it was read, not by its amount, so a changed amount is a changed record; two prices with the
+      // same context keep apart by their order under it.
+      const key = `context:${planKey(found.section ?? "")}|${planKey(found.label ?? "")}`;
+      const n = (seen.get(key) ?? 0) + 1;
+      seen.set(key, n);
+      const priced = pricesOf(index, null, [found.mark]);
+      if (!priced) continue;
+      const kind = kindOf(index, name, found.mark, found.mark.el, found.section);
+      const plan = planFrom(n === 1 ? name : `${name} (${n})`, priced, "context", [], kind, context || undefined);
+      plan.key = n === 1 ? key : `${key} (${n})`;
       if (!plans.has(plan.key)) plans.set(plan.key, plan);
     }
-  }
+  }, undefined);
   return [...plans.values()];
 }

@@ -288,6 +288,19 @@ const YEAR_RE =
   /\/\s*(?:[a-z]+\s*\/\s*)?(?:yr|year|annum|jahr|an|año|anno|jaar|år|rok)\b|\bper\s+(?:[a-z-]+\s+){0,3}?(?:yr|year|annum)\b|\ba\s+year\b|\b(?:annually|yearly|annual)\b|\byear\b|\b(?:pro|im)\s+jahr\b|\bjährlich\b|\bpar\s+an\b|\bal\s+año\b|\ball'anno\b|\bper\s+jaar\b|\brocznie\b/i;
 const ONE_TIME_RE = /\bone[-\s]?time\b|\bpay\s+once\b|\bonce\b|\blifetime\b|\bone[-\s]?off\b|\beinmalig\b/i;
 
+const BILLED_YEARLY_RE =
+  /\b(?:billed|paid|charged|invoiced|payable)\s+(?:annually|yearly|per\s+year|every\s+year|once\s+a\s+year|each\s+year|upfront\s+(?:for\s+)?(?:the\s+)?year)\b|\b(?:annual|yearly)\s+(?:billing|plan|subscription|payment|commitment|contract)\b|\bper\s+year\b.*\bbilled\b|\bon\s+(?:annual|yearly)\s+(?:plans?|billing|subscriptions?)\b|\bjährliche[rn]?\s+(?:Zahlung|Abrechnung)|\bjährlich\s+(?:abgerechnet|bezahlt)|\bfacturé\s+annuellement\b/i;
+const BILLED_MONTHLY_RE =
+  /\b(?:billed|paid|charged|invoiced|payable)\s+(?:monthly|per\s+month|every\s+month|month[-\s]to[-\s]month)\b|\bmonthly\s+(?:billing|plan|subscription|payment)\b|\bon\s+monthly\s+(?:plans?|billing|subscriptions?)\b|\bmonatliche[rn]?\s+(?:Zahlung|Abrechnung)|\bmonatlich\s+(?:abgerechnet|bezahlt)|\bfacturé\s+mensuellement\b/i;
+
+/** How a price is billed when its text says so ("$8/month billed annually" is billed per year), else null. */
+export function detectBilling(text: string): "month" | "year" | null {
+  const yearly = BILLED_YEARLY_RE.exec(text);
+  const monthly = BILLED_MONTHLY_RE.exec(text);
+  if (yearly && monthly) return yearly.index <= monthly.index ? "year" : "month";
+  return yearly ? "year" : monthly ? "month" : null;
+}
+
 /** The billing period stated right after a price: the earliest of month / year / one-time wording wins. */
 export function detectPeriod(after: string): BillingPeriod | null {
   let best: { period: BillingPeriod; index: number } | null = null;
@@ -418,6 +431,34 @@ export function parsePrice(text: string, options: { bareNumber?: boolean } = {})
   if (source.length <= 40 && CONTACT_RE.test(source))
     return { amount: null, currency: null, period: null, isFree: false };
   return null;
+}
+
+/**
+ * Every price a text states, in order: one for most texts, two for "$10/year or $1/month" or "$29 monthly, $290
+ * yearly", each with the period written after it. Read as parsePrice reads a text: a conversion in brackets and a
+ * former price ("Was $59, now $49") are not prices of their own, a range gives none.
+ */
+export function statedPrices(text: string): ParsedPrice[] {
+  const source = collapse(text);
+  if (!/\d/.test(source)) return [];
+  const amounts = amountsIn(source);
+  const stated = statedPrice(source, amounts);
+  if (stated === null || stated === "ambiguous") return [];
+  const priced = amounts.filter((a) => a.hasCurrency && !insideBrackets(source, a.start));
+  const former = priced.some((a) => LIST_PRICE_BEFORE.test(source.slice(Math.max(0, a.start - 24), a.start)));
+  if (priced.length <= 1 || former) {
+    const one = priceAt(source, stated, amounts);
+    return one ? [one] : [];
+  }
+  const out: ParsedPrice[] = [];
+  for (let k = 0; k < priced.length; k++) {
+    const amount = priced[k]!;
+    const next = priced[k + 1];
+    if (next && RANGE_BETWEEN.test(source.slice(amount.end, next.start))) return [];
+    const price = priceAt(source, amount, amounts);
+    if (price) out.push(price);
+  }
+  return out;
 }
 
 const MONTH_NAME_RE =

@@ -1,0 +1,116 @@
+/**
+ * A price nothing else claims is still a price (docs/real-pages.md#a-price-change-is-never-silent): a money amount on
+ * the page that no structured data, grid or record set names becomes a record named by its context, the label before it
+ * on its line ("Additional users: $5/month" → "Additional users", a definition term, a table row's first cell) and the
+ * heading of its section. Its changes are still pricing events, with a lower confidence that says why.
+ */
+import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
+import type { ElementIndex } from "../../parse/tree.js";
+import type { PriceMark } from "./marks.js";
+import { firstPriceIndex } from "./money.js";
+import { nameText, plausibleName } from "./names.js";
+
+export interface ContextRecord {
+  mark: PriceMark;
+  /** The label on the price's own line, when one names it. */
+  label: string | null;
+  /** The heading of the section the price sits in. */
+  section: string | null;
+}
+
+const BLOCK_TAGS = new Set(
+  "p li td th dd dt div section article tr blockquote label figure header h1 h2 h3 h4 h5 h6".split(" "),
+);
+const BLOCK_MAX_CHARS = 400;
+/** Blocks whose label is the element before them: a definition's term, a field's label. List items are not. */
+const LABELLED_TAGS = new Set(["dd", "p", "div", "span"]);
+/** Words that lead into a price rather than name it: "Pro costs", "Extra seats are", "starting at". */
+const LEAD_IN_RE =
+  /(?:\s+(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|will\s+be|comes\s+to|kostet|kosten|ab|für|à|pour|de))+\s*$/i;
+const ARTICLE_RE = /^(?:the|our|a|an|your|each|every|all)\s+/i;
+/** Sections whose prices are not the page's offers: other products, reviews, a newsletter box, a cart. */
+const NOT_OFFERED_RE =
+  /\b(?:also\s+(?:viewed|bought|like)|recently\s+viewed|related|reviews?|ratings?|testimonials?|newsletter|your\s+(?:cart|basket|bag)|shipping|delivery)\b/i;
+
+/** The text of `block` before `el`, in page order. */
+function textBefore(block: Element, el: Element, markText: string): string {
+  // The mark is the block itself (a heading that prices itself: "Pro — $49/month"): the words before its price.
+  if (block === el) {
+    const text = collapse(textContent(el));
+    const at = firstPriceIndex(text);
+    return at !== null && at > 0 ? text.slice(0, at) : markText === text ? "" : text;
+  }
+  let out = "";
+  const walk = (node: AnyNode): boolean => {
+    if (node === el) return true;
+    if (node.type === "text") out += (node as { data: string }).data;
+    else if (isElement(node)) {
+      if (/^(?:br|div|p|li|td|th|dd|dt|tr)$/.test(tagName(node))) out += " ";
+      for (const child of node.children) if (walk(child)) return true;
+    }
+    return false;
+  };
+  walk(block);
+  return collapse(out);
+}
+
+/** A label of `text` (the words before a price on its line), or null when they do not name anything. */
+function labelOf(text: string): string | null {
+  const cleaned = text
+    .replace(/[\s:：–—|=(-]+$/, "")
+    .replace(LEAD_IN_RE, "")
+    .replace(/[\s:：–—|=(-]+$/, "")
+    .replace(ARTICLE_RE, "");
+  // The last sentence or clause before the price.
+  const clause = cleaned.split(/(?<=[.!?;])\s+/).pop() ?? "";
+  return plausibleName(clause) ? clause : null;
+}
+
+export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed: Set<PriceMark>): ContextRecord[] {
+  const open = marks.filter((mark) => !claimed.has(mark) && !mark.soft);
+  if (open.length === 0) return [];
+  // The heading in force at each mark: one pass in page order (a page of a hundred thousand headings reads each once).
+  const sections = new Map<PriceMark, string | null>();
+  let heading: string | null = null;
+  let next = 0;
+  for (const el of index.elements) {
+    while (next < open.length && index.at(open[next]!.el) <= index.at(el)) sections.set(open[next++]!, heading);
+    if (next >= open.length) break;
+    // A heading that holds the next price ("Pro — $49/month") is that price's line, not a section above it.
+    if (isHeading(el) && !index.contains(el, open[next]!.el)) {
+      const text = index.visibleChars(el) <= 120 ? nameText(el) : "";
+      if (text) heading = text;
+    }
+  }
+  while (next < open.length) sections.set(open[next++]!, heading);
+
+  return open
+    .map((mark) => {
+      let label: string | null = null;
+      // The line the price is on: its nearest block that is short enough to be a line.
+      let block: AnyNode | null = mark.el;
+      while (block && isElement(block) && !BLOCK_TAGS.has(tagName(block))) block = block.parent;
+      if (block && isElement(block) && index.visibleChars(block) <= BLOCK_MAX_CHARS) {
+        label = labelOf(textBefore(block, mark.el, mark.text));
+        // A row's first cell, a definition term or a label element just before the price's own cell or line.
+        if (label === null) {
+          const cell = /^(?:td|th)$/.test(tagName(block)) || /^(?:cell|gridcell)$/.test(block.attribs.role ?? "");
+          const row = cell && block.parent && isElement(block.parent) ? block.parent : null;
+          const first = row ? row.children.find(isElement) : null;
+          const previous =
+            first && first !== block ? first : LABELLED_TAGS.has(tagName(block)) ? previousElement(block) : null;
+          // Only a label-like element: short, and not a sentence ("For departments." describes; "Extra seats" names).
+          const text = previous && index.visibleChars(previous) <= 40 ? collapse(textContent(previous)) : "";
+          if (text && !/[.!?]$/.test(text)) label = labelOf(text);
+        }
+      }
+      return { mark, label, section: sections.get(mark) ?? null };
+    })
+    .filter((found) => !(found.section && NOT_OFFERED_RE.test(found.section)));
+}
+
+function previousElement(el: Element): Element | null {
+  let previous = el.prev;
+  while (previous && !isElement(previous)) previous = previous.prev;
+  return previous && isElement(previous) && !isHeading(previous) ? previous : null;
+}

@@ -1,0 +1,276 @@
+/**
+ * Price marks: the smallest elements of a page whose text states a price ("$49/mo", "€19 MONTHLY", `<span>$</span>
+ * <span>49</span>`, "$10/year or $1/month"), found bottom-up in one pass over the tree, before anything decides what
+ * they belong to. Everything the pricing readers know about a page's prices starts here: records are built around
+ * marks (records.ts), grids align them with their columns' names (grids.ts), and a mark nothing claims is still a
+ * price, named by its context (context.ts).
+ *
+ * A number without a currency is a price only inside an element classed as one (`<span class="amount">49</span>`).
+ * "Free", "Contact sales", "Custom" are soft marks: they make a record of a plan that shows no number, but a soft mark
+ * alone is never a price of its own.
+ */
+import type { BillingPeriod } from "../../types.js";
+import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
+import type { ElementIndex } from "../../parse/tree.js";
+import { detectBilling, detectPeriod, parsePrice, statedPrices, type ParsedPrice } from "./money.js";
+
+export interface PriceOption {
+  /** Exact, in major units; null for a soft mark ("Contact sales"). */
+  amount: number | null;
+  currency: string | null;
+  /** What the amount is per: "$8/month" is month. */
+  period: BillingPeriod | null;
+  /** How it is billed when the page says so: "$8/month billed annually" is billed per year. */
+  billing: "month" | "year" | null;
+}
+
+export interface PriceMark {
+  el: Element;
+  /** The element's text, collapsed (at most MARK_MAX_CHARS). */
+  text: string;
+  /** The text the period and billing were read from: the mark's own, and what follows it up to the next price. */
+  window: string;
+  options: PriceOption[];
+  /** "Free" (amount 0 without a digit), "Contact sales", "Custom": a plan's price, never a price on its own. */
+  soft: boolean;
+  /** Struck through (a list price beside a promotional one). */
+  struck: boolean;
+  /** A price written as an increment ("+ $49 per user/month"): bought on top of something. */
+  increment: boolean;
+  /**
+   * Read from running text (a paragraph longer than a price element): a sentence that mentions a price. Such a price
+   * names a record only where nothing else on the page does (a prose pricing page); beside plan cards it is a mention.
+   */
+  prose: boolean;
+}
+
+/** A price is short: an element with more visible text is a sentence or a block that holds one. */
+const MARK_MAX_CHARS = 120;
+/** Nor does a price element hold many elements: a bound that keeps the bottom-up pass linear on hostile pages. */
+const MARK_MAX_ELEMENTS = 40;
+/** Read after a mark, for its period and billing, when the mark itself does not say. */
+const WINDOW_AFTER_CHARS = 80;
+
+const PRICE_CLASS_RE = /price|amount|cost|fee|rate|tarif|preis|prix|precio/i;
+/** Wording of a struck list price, on the element or its classes. */
+const STRUCK_TAGS = new Set(["del", "s", "strike"]);
+const STRUCK_CLASS_RE =
+  /strike|line[-_]?through|crossed|old[-_]?price|original|was[-_]?price|regular[-_]?price|list[-_]?price/i;
+const STRUCK_STYLE_RE = /text-decoration(?:-line)?\s*:[^;]*line-through/i;
+const INCREMENT_RE = /^\s*\+\s*\D{0,4}?\s*\d/;
+/** A whole text that prices a plan without a number: free, or priced by the sales team. */
+const FREE_TEXT_RE =
+  /^(?:(?:it'?s\s+|100%\s+)?free(?:\s+(?:forever|plan|for\s+ever|for\s+life|to\s+start|to\s+use))?|forever\s+free|always\s+free|gratis|kostenlos|gratuit)[.!]?$/i;
+const CONTACT_TEXT_RE =
+  /^(?:contact\s+(?:us|sales|our\s+sales(?:\s+team)?|our\s+team)(?:\s+for\s+(?:pricing|a\s+quote))?|talk\s+to\s+(?:us|sales|an?\s+expert)|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on\s+request|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?$/i;
+/** A saving, not a price: "$5 off", "Save $20", "a $10 discount". */
+const DISCOUNT_RE =
+  /\d\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d/i;
+const NAME_CLASS_RE = /(?:^|[-_\s])(?:name|title|heading|header|headline|tier|h[1-6])(?:$|[-_\s])/i;
+
+export function isStruck(el: Element): boolean {
+  return (
+    STRUCK_TAGS.has(tagName(el)) ||
+    STRUCK_CLASS_RE.test(el.attribs.class ?? "") ||
+    STRUCK_STYLE_RE.test(el.attribs.style ?? "")
+  );
+}
+
+/** The element or one of its two nearest ancestors is classed as a price. */
+function priceClassed(el: Element): boolean {
+  let current: AnyNode | null = el;
+  for (let depth = 0; depth < 3 && current && isElement(current); depth++, current = current.parent) {
+    if (PRICE_CLASS_RE.test(current.attribs.class ?? "") || PRICE_CLASS_RE.test(current.attribs.id ?? "")) return true;
+  }
+  return false;
+}
+
+/** Billing cycle from the classes of a mark's ancestors: a monthly and an annual pane of one pricing table. */
+const MONTHLY_CLASS_RE = /(?:^|[-_\s])(?:monthly|month|mo|per-month)(?:$|[-_\s])/i;
+const YEARLY_CLASS_RE = /(?:^|[-_\s])(?:annual|annually|yearly|year|yr|per-year)(?:$|[-_\s])/i;
+function billingFromAncestors(el: Element, stop: number): "month" | "year" | null {
+  let current: AnyNode | null = el;
+  for (let depth = 0; depth < stop && current && isElement(current); depth++, current = current.parent) {
+    const names = `${current.attribs.class ?? ""} ${current.attribs.id ?? ""} ${current.attribs["data-period"] ?? ""} ${current.attribs["data-billing"] ?? ""} ${current.attribs["data-interval"] ?? ""}`;
+    const yearly = YEARLY_CLASS_RE.test(names);
+    const monthly = MONTHLY_CLASS_RE.test(names);
+    if (yearly !== monthly) return yearly ? "year" : "month";
+  }
+  return null;
+}
+
+/** The next sibling that is an element or text with something in it. */
+function nextNode(node: AnyNode): AnyNode | null {
+  let next = node.next;
+  while (next && next.type === "text" && (next as { data: string }).data.trim() === "") next = next.next;
+  return next && (isElement(next) || next.type === "text") ? next : null;
+}
+
+/** The text right after a mark, up to WINDOW_AFTER_CHARS, stopping at a heading or another price. */
+function textAfter(el: Element, index: ElementIndex): string {
+  let out = "";
+  let node: AnyNode | null = el;
+  // Climb to the first ancestor that has a following sibling, at most three levels (the period often sits in the
+  // parent's next element: `<p><b>$49</b></p><p>per month</p>`).
+  for (let depth = 0; depth < 3 && node && !nextNode(node); depth++) node = node.parent;
+  for (
+    let next = node ? nextNode(node) : null, steps = 0;
+    next && out.length < WINDOW_AFTER_CHARS && steps < 4;
+    next = nextNode(next)
+  ) {
+    if (isElement(next)) {
+      steps++;
+      if (isHeading(next) || index.visibleChars(next) > WINDOW_AFTER_CHARS) break;
+      const text = collapse(textContent(next));
+      // Another amount starts another price.
+      if (/\d/.test(text) && statedPrices(text).length > 0) break;
+      out += ` ${text}`;
+    } else out += ` ${(next as { data: string }).data}`;
+  }
+  return collapse(out).slice(0, WINDOW_AFTER_CHARS);
+}
+
+function optionsOf(prices: ParsedPrice[], window: string, el: Element): PriceOption[] {
+  const billing = detectBilling(window) ?? billingFromAncestors(el, 6);
+  const period = detectPeriod(window);
+  return prices.map((price) => ({
+    amount: price.amount,
+    currency: price.amount === null ? null : price.currency,
+    // A price whose own text states no period takes the one written after it ("$49" then "per month").
+    period: price.period ?? (prices.length === 1 ? period : null),
+    billing,
+  }));
+}
+
+/**
+ * Every price mark under the index's root, in document order. An element is a mark when its short text states a
+ * price and no element inside it already does (so `<p>$<b>49</b>/mo</p>` is one mark, the `p`).
+ */
+export function findMarks(index: ElementIndex): PriceMark[] {
+  const { elements } = index;
+  const hasDigit = index.textMatches(/\d/);
+  const hasWord = index.textMatches(/\b(?:free|custom|contact|talk|quote|kostenlos|gratuit|gratis)\b/i);
+  const markedInside = new Uint8Array(elements.length);
+  /** The one mark under an element when it is a bare number (`<span class="amount">49</span>`), to give it a currency. */
+  const bareInside = new Map<number, PriceMark>();
+  const dead = new Set<PriceMark>();
+  const marks: PriceMark[] = [];
+  for (let i = elements.length - 1; i >= 0; i--) {
+    const el = elements[i]!;
+    const parent = el.parent && isElement(el.parent) ? index.at(el.parent) : -1;
+    if (markedInside[i]) {
+      if (parent !== -1) markedInside[parent] = 1;
+      // A bare number whose currency sits beside it (`<span>€</span><span class="amount">1.299,00</span>`): the
+      // element around both is the price.
+      const bare = bareInside.get(i);
+      if (bare && index.visibleChars(el) <= MARK_MAX_CHARS && index.sizeInside(el) <= MARK_MAX_ELEMENTS) {
+        const text = collapse(textContent(el));
+        const priced = statedPrices(text).filter((p) => p.amount !== null && p.currency !== null);
+        if (priced.length === 1 && priced[0]!.amount === bare.options[0]!.amount) {
+          dead.add(bare);
+          marks.push(newMark(el, text, priced, index, bare.struck));
+          continue;
+        }
+        if (parent !== -1 && !bareInside.has(parent)) bareInside.set(parent, bare);
+      }
+      // Its own text may state a price beside the marked element: `<p><del>$49</del> $39</p>`.
+      const own = ownText(el);
+      if (/\d/.test(own) && own.length <= MARK_MAX_CHARS && !DISCOUNT_RE.test(own)) {
+        const prices = statedPrices(own).filter((p) => p.amount !== null && p.currency !== null);
+        if (prices.length > 0) marks.push(newMark(el, own, prices, index, false));
+      }
+      continue;
+    }
+    if (index.visibleChars(el) > MARK_MAX_CHARS || index.sizeInside(el) > MARK_MAX_ELEMENTS) {
+      // Running text: each sentence of its own text that states a price is a prose mark.
+      if (hasDigit(el)) for (const mark of proseMarks(el, index)) marks.push(mark);
+      continue;
+    }
+    const digit = hasDigit(el);
+    if (!digit && !hasWord(el)) continue;
+    const text = collapse(textContent(el));
+    if (text === "" || text.length > MARK_MAX_CHARS) continue;
+    let mark: PriceMark | null = null;
+    if (digit) {
+      let prices = DISCOUNT_RE.test(text)
+        ? []
+        : statedPrices(text).filter((p) => p.amount !== null && p.currency !== null);
+      if (prices.length === 0 && !DISCOUNT_RE.test(text) && priceClassed(el)) {
+        const bare = parsePrice(text, { bareNumber: true });
+        if (bare && bare.amount !== null) prices = [bare];
+      }
+      if (prices.length > 0) mark = newMark(el, text, prices, index, isStruckMark(el));
+      if (mark && mark.options[0]!.currency === null && parent !== -1) bareInside.set(parent, mark);
+    }
+    // "Free" as a heading or a name is the plan's name, not its price.
+    if (!mark && text.length <= 40 && !isHeading(el) && !NAME_CLASS_RE.test(el.attribs.class ?? "")) {
+      const soft = FREE_TEXT_RE.test(text) ? 0 : CONTACT_TEXT_RE.test(text) ? null : undefined;
+      if (soft !== undefined) {
+        mark = {
+          el,
+          text,
+          window: text,
+          options: [{ amount: soft, currency: null, period: null, billing: null }],
+          soft: true,
+          struck: false,
+          increment: false,
+          prose: false,
+        };
+      }
+    }
+    if (mark) {
+      marks.push(mark);
+      if (parent !== -1) markedInside[parent] = 1;
+    }
+  }
+  return marks.filter((mark) => !dead.has(mark)).sort((a, b) => index.at(a.el) - index.at(b.el));
+}
+
+function newMark(el: Element, text: string, prices: ParsedPrice[], index: ElementIndex, struck: boolean): PriceMark {
+  const window = `${text} ${textAfter(el, index)}`;
+  return {
+    el,
+    text,
+    window,
+    options: optionsOf(prices, window, el),
+    soft: false,
+    struck,
+    increment: INCREMENT_RE.test(text),
+    prose: false,
+  };
+}
+
+/** Prices a paragraph's own text states, one mark per sentence (at most a few per element). */
+function proseMarks(el: Element, index: ElementIndex): PriceMark[] {
+  const own = ownText(el);
+  if (!/\d/.test(own)) return [];
+  const out: PriceMark[] = [];
+  for (const sentence of own.split(/(?<=[.!?;])\s+/)) {
+    if (out.length >= 8) break;
+    if (!/\d/.test(sentence) || sentence.length > 400 || DISCOUNT_RE.test(sentence)) continue;
+    const prices = statedPrices(sentence).filter((p) => p.amount !== null && p.currency !== null);
+    if (prices.length === 0) continue;
+    out.push({ ...newMark(el, sentence, prices, index, false), window: sentence, prose: true });
+  }
+  return out;
+}
+
+/** The text of an element's own text children, collapsed. */
+function ownText(el: Element): string {
+  return collapse(
+    el.children
+      .filter((child) => child.type === "text")
+      .map((child) => (child as { data: string }).data)
+      .join(" "),
+  );
+}
+
+/** The mark's element, or an ancestor within two levels, is struck through. */
+function isStruckMark(el: Element): boolean {
+  let current: AnyNode | null = el;
+  for (let depth = 0; depth < 3 && current && isElement(current); depth++, current = current.parent) {
+    if (isStruck(current)) return true;
+  }
+  // A struck part inside the mark (`<span>$<del>49</del></span>`: the currency outside it) makes it a list price.
+  return el.children.some((child) => isElement(child) && isStruck(child));
+}

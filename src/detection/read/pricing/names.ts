@@ -1,0 +1,174 @@
+/**
+ * What names a priced record: its most prominent short text before its price. Prominence is read from what any page
+ * uses to make a name stand out, never from one site's classes: a heading, a class that says name/title/heading (or a
+ * heading size such as Bootstrap's `h3`), bold weight, and being first. Badges ("Most popular"), calls to action
+ * ("Get started"), billing words ("Monthly") and section titles ("Compare plans") are never names.
+ */
+import { classTokens, collapse, isElement, isHeading, tagName, type AnyNode, type Element } from "../../parse/html.js";
+import type { ElementIndex } from "../../parse/tree.js";
+import { firstPriceIndex } from "./money.js";
+
+const BADGE_CLASS_RE = /badge|tag|pill|ribbon|label|popular|recommended|chip|flag|sticker|promo/i;
+/** Permalink anchors that documentation themes put inside headings (mkdocs' `¶`, `#`, `§`): not part of a name. */
+const PERMALINK_CLASS_RE = /headerlink|anchor|permalink/i;
+const PERMALINK_TEXT_RE = /\s*[¶§#🔗]+$/u;
+
+/** Section headings that are not plans ("Compare plans", "Frequently asked questions") and blocks that are not offers. */
+const NOT_A_PLAN_RE =
+  /\b(?:plans|pricing|prices|compare|comparison|faqs?|frequently|questions|features|newsletter|reviews?|ratings?|also\s+(?:viewed|bought|like)|recently\s+viewed|related|recommended\s+for\s+you|your\s+(?:cart|basket|bag)|shipping|delivery)\b|^add-?ons?$/i;
+const CALL_TO_ACTION_RE =
+  /^(?:sign\s*up|get\s+(?:started|it|now)|start(?:\s+(?:free|now|trial|building|for\s+free|your\s+free\s+trial))?|try(?:\s+it)?(?:\s+(?:free|now|for\s+free))?|buy(?:\s+now)?|subscribe|choose|select|order|purchase|upgrade|downgrade|learn\s+more|read\s+more|see\s+(?:more|all|details)|contact(?:\s+\w+)?|talk\s+to\s+\w+|book\s+a\s+(?:demo|call)|request\s+a\s+(?:demo|quote)|join|register|download|current\s+plan|your\s+(?:current\s+)?plan|create\s+(?:an\s+)?account)\b/i;
+const BADGE_TEXT_RE =
+  /^(?:most\s+popular|popular|recommended|best\s+(?:value|deal|choice|for\s+\w+)|new|hot|sale|save\s+\d+\s*%|\d+\s*%\s+off|limited(?:\s+time)?(?:\s+offer)?|beta|featured|coming\s+soon)\b/i;
+const BILLING_WORDS_RE =
+  /^(?:pay[-\s]as[-\s]you[-\s]go|pre-?(?:purchased?|paid)|prepaid|on[-\s]demand|pay\s+per\s+use|metered)$|^(?:(?:billed|paid|pay)\s+)?(?:monthly|annual(?:ly)?|yearly|month|year|quarterly|weekly|daily|once|one[-\s]time|lifetime)(?:\s+(?:billing|plan|pricing|price|subscription|payment))?$|^(?:per|a|\/)\s*(?:month|year|mo|yr|user|seat|member)\b|^(?:monatlich|jährlich|mensuel|annuel)$/i;
+const PRICE_WORDS_RE =
+  /^(?:(?:monthly|annual|yearly|total|list|base|your)\s+)?(?:price|pricing|prices|cost|fee|fees|total|rate|amount)s?:?$|^(?:from|starting\s+(?:at|from)|only|just|was|now|then|or|and|per)$/i;
+
+/** A row label that says "this row holds the plans' prices" ("Price", "Monthly price", "Billed annually", "Per user"). */
+export function priceRowLabel(label: string): boolean {
+  const text = label.replace(/[\s:：*]+$/, "").trim();
+  return (
+    PRICE_WORDS_RE.test(text) ||
+    BILLING_WORDS_RE.test(text) ||
+    /^(?:(?:monthly|annual|yearly)\s+)?(?:price|pricing|cost)\s+(?:per\s+\w+|\(.*\))$/i.test(text) ||
+    /^(?:price|pricing|cost)s?\b/i.test(text)
+  );
+}
+
+/** A text that can name a priced record. */
+export function plausibleName(name: string): boolean {
+  return (
+    name.length > 0 &&
+    name.length <= 50 &&
+    name.split(" ").length <= 6 &&
+    /\p{L}/u.test(name) &&
+    !name.endsWith("?") &&
+    !NOT_A_PLAN_RE.test(name) &&
+    !CALL_TO_ACTION_RE.test(name) &&
+    !BADGE_TEXT_RE.test(name) &&
+    !BILLING_WORDS_RE.test(name) &&
+    !PRICE_WORDS_RE.test(name) &&
+    firstPriceIndex(name) === null
+  );
+}
+
+/** A name as shown, without badges ("Pro Most popular" → "Pro"), permalink anchors ("Pro ¶") and a trailing colon. */
+export function nameText(el: Element): string {
+  const parts: string[] = [];
+  const stack: AnyNode[] = [el];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === "text") parts.push((node as { data: string }).data);
+    else if (
+      isElement(node) &&
+      (node === el ||
+        (!BADGE_CLASS_RE.test(node.attribs.class ?? "") && !PERMALINK_CLASS_RE.test(node.attribs.class ?? "")))
+    ) {
+      if (node !== el && (tagName(node) === "br" || /^(?:div|p|li|h[1-6])$/.test(tagName(node)))) parts.push(" ");
+      for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
+    }
+  }
+  return collapse(parts.join(""))
+    .replace(PERMALINK_TEXT_RE, "")
+    .replace(/\s*[:：–—|-]\s*$/, "")
+    .trim();
+}
+
+const NAME_CLASS_RE = /(?:^|[-_])(?:name|title|heading|header|headline|plan|tier|label|h[1-6])(?:$|[-_])|^h[1-6]$/i;
+const BOLD_CLASS_RE =
+  /(?:^|[-_])(?:bold|semibold|strong|font-(?:semi)?bold|fw-(?:bold|semibold|[6-9]00)|font-(?:medium|black|extrabold))(?:$|[-_])/i;
+const BOLD_STYLE_RE = /font-weight\s*:\s*(?:bold|bolder|[6-9]00)/i;
+
+export interface NameCandidate {
+  el: Element;
+  name: string;
+  score: number;
+  /** Where in its record the name sits, to compare records of one set: tag, depth below the record, name class. */
+  slot: string;
+}
+
+/** How prominent an element's text is as a name (see the module comment). */
+function prominence(el: Element, order: number, name: string): number {
+  let score = 0;
+  if (isHeading(el)) score += Number(tagName(el).slice(1)) <= 3 ? 8 : 7;
+  else if (el.attribs.role === "heading") score += 7;
+  if (classTokens(el).some((token) => NAME_CLASS_RE.test(token))) score += 5;
+  if (
+    /^(?:strong|b)$/.test(tagName(el)) ||
+    classTokens(el).some((token) => BOLD_CLASS_RE.test(token)) ||
+    BOLD_STYLE_RE.test(el.attribs.style ?? "")
+  )
+    score += 3;
+  score += order === 0 ? 2 : order === 1 ? 1 : 0;
+  if (name.length <= 24) score += 1;
+  if (name.length > 32) score -= 1;
+  if (/[.!]$/.test(name) || (name.split(" ").length >= 5 && /^[a-z]/.test(name))) score -= 3;
+  return score;
+}
+
+/** Elements whose own text is not just their children's: wrappers (`<div><h3>Pro</h3></div>`) are not candidates. */
+function hasOwnText(el: Element): boolean {
+  return el.children.some((child) => child.type === "text" && (child as { data: string }).data.trim() !== "");
+}
+
+const MAX_SCANNED = 80;
+
+/**
+ * Name candidates of a record, best first: elements inside `record` before position `before` (its first price)
+ * holding no price themselves. When nothing before the price can name it, a heading or name-classed element after it
+ * (a few layouts put the price on top).
+ */
+export function nameCandidates(
+  index: ElementIndex,
+  record: Element,
+  before: number,
+  holdsPrice: (el: Element) => boolean,
+): NameCandidate[] {
+  const out: NameCandidate[] = [];
+  /** The most prominent billing-option label seen ("Pay-as-you-go" above "1,000 calls"): the block is an option. */
+  let optionLabel = -Infinity;
+  const recordAt = index.at(record);
+  const inside = index.inside(record);
+  const consider = (el: Element, order: number): void => {
+    if (holdsPrice(el) || index.visibleChars(el) === 0 || index.visibleChars(el) > 60) return;
+    const named = isHeading(el) || classTokens(el).some((token) => NAME_CLASS_RE.test(token));
+    if (!named && !hasOwnText(el)) return;
+    // A candidate inside a candidate that already named itself (`<h3><span>Pro</span></h3>`): the outer one stands.
+    if (out.some((c) => index.contains(c.el, el) && c.name === collapse(nameText(el)))) return;
+    const name = nameText(el);
+    if (!plausibleName(name)) {
+      if (BILLING_WORDS_RE.test(name)) optionLabel = Math.max(optionLabel, prominence(el, order, name));
+      return;
+    }
+    let depth = 0;
+    for (let p: AnyNode | null = el.parent; p && p !== record; p = p.parent) depth++;
+    const nameClass = classTokens(el).find((token) => NAME_CLASS_RE.test(token)) ?? "";
+    out.push({ el, name, score: prominence(el, order, name), slot: `${tagName(el)}|${depth}|${nameClass}` });
+  };
+  let order = 0;
+  for (let k = 0; k < inside.length && k < MAX_SCANNED; k++) {
+    const el = inside[k]!;
+    if (index.at(el) >= before) break;
+    const count = out.length;
+    consider(el, order);
+    if (out.length > count) order++;
+  }
+  if (out.length === 0) {
+    for (let k = 0; k < inside.length && k < MAX_SCANNED; k++) {
+      const el = inside[k]!;
+      if (index.at(el) < before) continue;
+      if (!isHeading(el) && !classTokens(el).some((token) => NAME_CLASS_RE.test(token))) continue;
+      consider(el, 1);
+      if (out.length > 0) break;
+    }
+  }
+  // A block whose most prominent label is a billing option is one price option of a record above it, not a record.
+  if (out.length > 0 && Math.max(...out.map((c) => c.score)) < optionLabel) return [];
+  // Stable: best score first, then page order.
+  return out
+    .map((candidate, k) => ({ candidate, k }))
+    .sort((a, b) => b.candidate.score - a.candidate.score || a.k - b.k)
+    .map(({ candidate }) => candidate)
+    .filter(() => recordAt !== -1);
+}

@@ -1,0 +1,194 @@
+/**
+ * Records from the page's own repetition (the data-record mining idea of MDR and DEPTA, on the DOM tree): plans on a
+ * pricing page are sibling subtrees of one shape, each with a price of its own. One bottom-up pass over the tree counts
+ * the price marks under every element; an element with two or more priced children is a candidate container, and its
+ * priced children of one tag, each with a name before its price (names.ts), are a record set. The deepest set wins: a
+ * section holding a grid of cards is not itself a record, but a card may hold records of its own (priced add-ons in its
+ * feature list) and stay a record when its own price stands before them.
+ *
+ * Class names never decide: a Bootstrap card, a `div` column of a comparison grid with its name in a head cell, a table
+ * row of one plan, or an `li` of a price list are found the same way.
+ */
+import { isElement, tagName, type Element } from "../../parse/html.js";
+import type { ElementIndex } from "../../parse/tree.js";
+import type { PriceMark } from "./marks.js";
+import { nameCandidates, type NameCandidate } from "./names.js";
+
+export interface FoundRecord {
+  el: Element;
+  nameEl: Element;
+  name: string;
+  /** Its own price marks, in page order (not those of records inside it). */
+  marks: PriceMark[];
+  /** How many records its set has. */
+  setSize: number;
+}
+
+const TABLE_SECTION_TAGS = new Set(["table", "thead", "tbody", "tfoot", "colgroup"]);
+const TABLE_SECTION_ROLES = new Set(["table", "grid", "treegrid", "rowgroup"]);
+
+/** Above this many characters outside list items a subtree is a section of the page, not one record. */
+const MAX_RECORD_CHARS = 3000;
+/** …and above this many in all (an Enterprise card listing twenty features with descriptions stays below it). */
+const MAX_RECORD_TOTAL_CHARS = 12_000;
+
+export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Set<PriceMark>): FoundRecord[] {
+  const { elements } = index;
+  const open = new OpenMarks(
+    index,
+    marks.filter((mark) => !claimed.has(mark)),
+  );
+  const markAt = open.countAt;
+  // Marks under each element that no record inside it has taken, and whether a record lies inside it.
+  const free = new Int32Array(elements.length);
+  const holdsRecord = new Uint8Array(elements.length);
+  const recordAt = new Map<number, FoundRecord>();
+  const records: FoundRecord[] = [];
+  const holdsPrice = (el: Element): boolean => free[index.at(el)]! > 0 || holdsRecord[index.at(el)] === 1;
+
+  for (let i = elements.length - 1; i >= 0; i--) {
+    const el = elements[i]!;
+    const children = el.children.filter(isElement);
+    let count = markAt.get(i) ?? 0;
+    let holds = 0;
+    for (const child of children) {
+      const c = index.at(child);
+      if (c === -1) continue;
+      count += free[c]!;
+      if (holdsRecord[c] || recordAt.has(c)) holds = 1;
+    }
+    free[i] = count;
+    holdsRecord[i] = holds;
+    const priced = children.filter((child) => free[index.at(child)]! > 0 && !recordAt.has(index.at(child)));
+    if (priced.length < 2) continue;
+    const set = recordSet(index, priced, holdsPrice, holdsRecord, open);
+    if (set.length < 2) continue;
+    for (const record of set) {
+      open.take(record.marks);
+      const at = index.at(record.el);
+      recordAt.set(at, record);
+      records.push(record);
+      free[i]! -= free[at]!;
+      free[at] = 0;
+    }
+    holdsRecord[i] = 1;
+  }
+  return records.sort((a, b) => index.at(a.el) - index.at(b.el));
+}
+
+/**
+ * The record set among a container's priced children: those of one tag (the most common one), each small enough for
+ * a record and named before its first free price; the names taken from one slot when most records have one there (a
+ * badge that wins in one card does not name it). Fewer than two: no set.
+ */
+function recordSet(
+  index: ElementIndex,
+  priced: Element[],
+  holdsPrice: (el: Element) => boolean,
+  holdsRecord: Uint8Array,
+  open: OpenMarks,
+): FoundRecord[] {
+  const byTag = new Map<string, Element[]>();
+  for (const child of priced) {
+    // Sections of a table (a group of its rows) are not records; its rows may be.
+    if (TABLE_SECTION_TAGS.has(tagName(child)) || TABLE_SECTION_ROLES.has(child.attribs.role ?? "")) continue;
+    const list = byTag.get(tagName(child));
+    if (list) list.push(child);
+    else byTag.set(tagName(child), [child]);
+  }
+  const groups = [...byTag.values()].filter((group) => group.length >= 2).sort((a, b) => b.length - a.length);
+  for (const group of groups) {
+    const named: { el: Element; marks: PriceMark[]; candidates: NameCandidate[] }[] = [];
+    for (const el of group) {
+      if (index.visibleCharsOutsideLists(el) > MAX_RECORD_CHARS || index.visibleChars(el) > MAX_RECORD_TOTAL_CHARS)
+        continue;
+      const own = open.inside(el);
+      const first = own.find((mark) => !mark.soft) ?? own[0];
+      if (!first) continue;
+      // A subtree holding records of its own is a record only when its own price stands before them (a card's price
+      // above its priced feature list), not after them (a section's footnote below its cards).
+      if (holdsRecord[index.at(el)] && !ownPriceFirst(index, el, first, holdsRecord)) continue;
+      const candidates = nameCandidates(index, el, index.at(first.el), holdsPrice);
+      if (candidates.length > 0) named.push({ el, marks: own, candidates });
+    }
+    // A set prices things: at least one of its records shows a number (a row of "Contact sales" links and feature
+    // blocks with "Custom" in them are not plans).
+    if (named.length < 2 || !named.some((record) => record.marks.some((mark) => !mark.soft))) continue;
+    // Records of one set are of one shape: about the same size. A record without a number ("Contact sales") must be
+    // close to the priced ones' size (an Enterprise card beside two plan cards, not a page section beside a grid).
+    const sizes = named.filter((r) => r.marks.some((m) => !m.soft)).map((r) => index.sizeInside(r.el) + 1);
+    const median = sizes.sort((a, b) => a - b)[Math.floor(sizes.length / 2)]!;
+    const alike = named.filter((record) => {
+      const size = index.sizeInside(record.el) + 1;
+      const factor = record.marks.some((m) => !m.soft) ? 4 : 2.5;
+      return size <= median * factor && size * factor >= median;
+    });
+    if (alike.length < 2) continue;
+    named.splice(0, named.length, ...alike);
+    // The slot most records name themselves from.
+    const slots = new Map<string, number>();
+    for (const record of named) slots.set(record.candidates[0]!.slot, (slots.get(record.candidates[0]!.slot) ?? 0) + 1);
+    const [slot, votes] = [...slots.entries()].sort((a, b) => b[1] - a[1])[0]!;
+    return named.map((record) => {
+      const chosen =
+        (votes >= 2 ? record.candidates.find((candidate) => candidate.slot === slot) : undefined) ??
+        record.candidates[0]!;
+      return { el: record.el, nameEl: chosen.el, name: chosen.name, marks: record.marks, setSize: named.length };
+    });
+  }
+  return [];
+}
+
+/** A record reads at most this many of its own marks (a card states a few prices; more is a table inside it). */
+const MAX_OWN_MARKS = 24;
+
+/** The marks no record has taken yet, by position, for range queries over a subtree. */
+class OpenMarks {
+  private readonly positions: number[];
+  private readonly marks: PriceMark[];
+  private readonly taken = new Set<PriceMark>();
+  /** How many marks sit at each element's position. */
+  readonly countAt = new Map<number, number>();
+
+  constructor(
+    private readonly index: ElementIndex,
+    marks: PriceMark[],
+  ) {
+    this.marks = [...marks].sort((a, b) => index.at(a.el) - index.at(b.el));
+    this.positions = this.marks.map((mark) => index.at(mark.el));
+    for (const at of this.positions) this.countAt.set(at, (this.countAt.get(at) ?? 0) + 1);
+  }
+
+  /** The open marks under `el` (itself included), in page order, at most MAX_OWN_MARKS. */
+  inside(el: Element): PriceMark[] {
+    const start = this.index.at(el);
+    const end = start + this.index.sizeInside(el);
+    let lo = 0;
+    let hi = this.positions.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.positions[mid]! < start) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: PriceMark[] = [];
+    for (let k = lo; k < this.positions.length && this.positions[k]! <= end && out.length < MAX_OWN_MARKS; k++) {
+      if (!this.taken.has(this.marks[k]!)) out.push(this.marks[k]!);
+    }
+    return out;
+  }
+
+  take(marks: PriceMark[]): void {
+    for (const mark of marks) this.taken.add(mark);
+  }
+}
+
+/** The first free mark of `el` comes before the first record inside it. */
+function ownPriceFirst(index: ElementIndex, el: Element, first: PriceMark, holdsRecord: Uint8Array): boolean {
+  const firstAt = index.at(first.el);
+  for (const inner of index.inside(el)) {
+    const at = index.at(inner);
+    if (at >= firstAt) return true;
+    if (holdsRecord[at]) return false;
+  }
+  return true;
+}
