@@ -122,7 +122,8 @@ describe("classify: pricing", () => {
       summary: "Acme's Pro plan now costs $59/month, up from $49/month (+20.4%).",
       impact_summary: "Prospects comparing on price now see a $10/month gap in your favour on the Pro tier.",
       confidence_score: 0.85,
-      confidence_reasoning: "The plan was read from a pricing card (name, price and features in one block).",
+      confidence_reasoning:
+        "The plan was read from one of a set of repeated blocks on the page (a card, a column or a row), each with its name and its price.",
       is_inferred: false,
       tags: ["pricing", "price-increase", "pro"],
       evidence: [

@@ -6,6 +6,7 @@
  * page does not state: the failure that becomes a false price change), missed.
  */
 import { extract } from "../../src/detection/read/index.js";
+import { planKey, priceOptions } from "../../src/detection/read/pricing/plan.js";
 import type { PricingPlan } from "../../src/detection/types.js";
 import { realPagesCorpus } from "./real-pages-corpus.js";
 import { ClassScores, compare, type ClassScore } from "./structured-data-corpus.js";
@@ -17,6 +18,8 @@ export interface ExpectedRecord {
   promo_amount: number | null;
   currency: string | null;
   period: PricingPlan["period"];
+  /** The record's other prices, in page order ("$14 per user/month, billed annually" beside "$19"). */
+  also: { amount: number | null; currency: string | null; period: PricingPlan["period"] }[];
 }
 
 export interface PricingPage {
@@ -46,25 +49,48 @@ export const recordFields = (plan: PricingPlan): ExpectedRecord => ({
   promo_amount: plan.promo_amount ?? null,
   currency: plan.currency,
   period: plan.period,
+  also: priceOptions(plan)
+    .slice(1)
+    .map(({ amount, currency, period }) => ({ amount, currency, period })),
 });
 
-export function readPricingPage(page: PricingPage): ExpectedRecord[] {
+/**
+ * What the engine reads on a page: its named records (plans, add-ons, usage meters from structured data, records and
+ * grids), and the prices it could only name by their context (origin "context": never plans, but still watched).
+ */
+export function readPricingPage(page: PricingPage): { named: ExpectedRecord[]; context: ExpectedRecord[] } {
   const extraction = extract(pricingPageBody(page), {
     url: page.url,
     contentType: "text/html; charset=utf-8",
     fetchMethod: "http",
   });
-  return extraction.pricing.map(recordFields);
+  return {
+    named: extraction.pricing.filter((plan) => plan.origin !== "context").map(recordFields),
+    context: extraction.pricing.filter((plan) => plan.origin === "context").map(recordFields),
+  };
 }
 
-/** Scores the engine on every page of the corpus, per layout. */
-export function scorePricingPages(pages: PricingPage[] = PRICING_PAGES): ClassScore[] {
+/**
+ * Scores the engine on every page of the corpus, per layout. An expected record is right when a record of its name
+ * (named, or named by its context) has its kind and prices; a named record the page does not state is wrong; prices
+ * read by context beyond the expected records are counted apart (`unnamed`), as they are not claims about a plan.
+ */
+export function scorePricingPages(pages: PricingPage[] = PRICING_PAGES): (ClassScore & { unnamed: number })[] {
   const scores = new ClassScores();
+  const unnamed = new Map<string, number>();
   for (const page of pages) {
     const score = scores.of(page.layout);
-    compare(score, page.file, page.records, readPricingPage(page), (record) => record.name.toLowerCase());
+    const read = readPricingPage(page);
+    const key = (record: ExpectedRecord) => planKey(record.name);
+    const expectedKeys = new Set(page.records.map(key));
+    const byName = [...read.named, ...read.context.filter((record) => expectedKeys.has(key(record)))];
+    compare(score, page.file, page.records, byName, key);
+    unnamed.set(
+      page.layout,
+      (unnamed.get(page.layout) ?? 0) + read.context.filter((r) => !expectedKeys.has(key(r))).length,
+    );
     score.expected += page.not_read.length;
     score.missed += page.not_read.length;
   }
-  return scores.all();
+  return scores.all().map((score) => ({ ...score, unnamed: unnamed.get(score.class) ?? 0 }));
 }

@@ -170,14 +170,15 @@ export function findGridRecords(
         if (!row || /^(?:body|main|html)$/.test(tagName(row))) break;
         const cells = row.children.filter(isElement);
         const k = cells.indexOf(child);
-        if (cells.length >= 2 && k > 0) {
+        // A row is made of its cells: text of its own (a sentence with inline elements) makes it prose, not a row.
+        if (cells.length >= 2 && k > 0 && !hasOwnText(row)) {
           let found = false;
           let previous = row.prev;
           for (let steps = 0; previous && steps < ROW_LIMIT; previous = previous.prev) {
             if (!isElement(previous)) continue;
             steps++;
             const headerCells = previous.children.filter(isElement);
-            if (headerCells.length !== cells.length) continue;
+            if (headerCells.length !== cells.length || hasOwnText(previous)) continue;
             // The header is the first row of the block: a row of the same shape above it makes it a body row.
             if (sameShapeBefore(previous, cells.length)) continue;
             const names = header(previous);
@@ -195,6 +196,10 @@ export function findGridRecords(
     }
   }
   return [...byName.values()].filter((record) => record.marks.length > 0);
+}
+
+function hasOwnText(el: Element): boolean {
+  return el.children.some((child) => child.type === "text" && (child as { data: string }).data.trim() !== "");
 }
 
 function sameShapeBefore(row: Element, width: number): boolean {

@@ -238,6 +238,14 @@ function sameOption(a: PriceOption, b: PriceOption): boolean {
 class Readings {
   readonly plans = new Map<string, PricingPlan>();
   private readonly sections = new Map<string, string | null>();
+  /** Where on the page each record was first read, to list records in page order whatever reader found them. */
+  readonly positions = new Map<string, number>();
+
+  /** The records in page order (structured data first, as it has no place on the page). */
+  inPageOrder(): PricingPlan[] {
+    const at = (plan: PricingPlan) => this.positions.get(plan.key) ?? -1;
+    return [...this.plans.values()].sort((a, b) => at(a) - at(b));
+  }
 
   /**
    * Adds a record under its key. A name read twice (a card and its comparison table's column, a monthly and an annual
@@ -245,7 +253,7 @@ class Readings {
    * the other's prices. But a name read again under another section heading with none of the same prices is another
    * thing priced per plan ("Postman Flows add-on pricing" by plan): it is a record of its own, named after its section.
    */
-  add(plan: PricingPlan, section: string | null): void {
+  add(plan: PricingPlan, section: string | null, position: number): void {
     const existing = this.plans.get(plan.key);
     const before = existing ? (this.sections.get(plan.key) ?? null) : null;
     const apart =
@@ -256,17 +264,19 @@ class Readings {
       !priceOptions(plan).some((option) => priceOptions(existing).some((o) => sameOption(o, option)));
     if (!apart || !existing) {
       if (!existing) this.sections.set(plan.key, section);
+      this.positions.set(plan.key, Math.min(position, this.positions.get(plan.key) ?? position));
       addPlan(this.plans, plan);
       return;
     }
     // Of the two, the one read under a section heading of its own is the thing priced per plan.
-    if (section !== null) this.addRenamed(plan, section);
+    if (section !== null) this.addRenamed(plan, section, position);
     else if (before !== null) {
+      const existingAt = this.positions.get(existing.key) ?? position;
       this.plans.delete(existing.key);
-      this.sections.delete(existing.key);
       this.sections.set(plan.key, section);
+      this.positions.set(plan.key, position);
       this.plans.set(plan.key, plan);
-      this.addRenamed(existing, before);
+      this.addRenamed(existing, before, existingAt);
     } else addPlan(this.plans, plan);
   }
 
@@ -279,7 +289,7 @@ class Readings {
     return false;
   }
 
-  private addRenamed(plan: PricingPlan, section: string): void {
+  private addRenamed(plan: PricingPlan, section: string, position: number): void {
     const renamed = makePlan(
       `${section} – ${plan.name}`,
       plan,
@@ -291,7 +301,10 @@ class Readings {
       },
       { prices: plan.prices },
     );
-    if (!this.plans.has(renamed.key)) this.sections.set(renamed.key, section);
+    if (!this.plans.has(renamed.key)) {
+      this.sections.set(renamed.key, section);
+      this.positions.set(renamed.key, position);
+    }
     addPlan(this.plans, renamed);
   }
 }
@@ -353,7 +366,7 @@ export function extractPricing(
         grid.marks.forEach((mark) => claimed.add(mark));
         const section = sectionHeading(index, grid.table, grid.nameEl);
         const kind = kindOf(index, grid.name, grid.marks[0], grid.table, section);
-        readings.add(planFrom(grid.name, priced, "table", [], kind), section);
+        readings.add(planFrom(grid.name, priced, "table", [], kind), section, index.at(grid.marks[0]!.el));
       }
     }, undefined);
 
@@ -377,7 +390,11 @@ export function extractPricing(
         record.el,
         section,
       );
-      readings.add(planFrom(record.name, priced, "card", features(index, record.el), kind), section);
+      readings.add(
+        planFrom(record.name, priced, "card", features(index, record.el), kind),
+        section,
+        index.at(record.el),
+      );
     }
   }, undefined);
   fromGrids("rows");
@@ -411,8 +428,11 @@ export function extractPricing(
       const kind = kindOf(index, name, found.mark, found.mark.el, found.section);
       const plan = planFrom(n === 1 ? name : `${name} (${n})`, priced, "context", [], kind, context || undefined);
       plan.key = n === 1 ? key : `${key} (${n})`;
-      if (!plans.has(plan.key)) plans.set(plan.key, plan);
+      if (!plans.has(plan.key)) {
+        plans.set(plan.key, plan);
+        readings.positions.set(plan.key, index.at(found.mark.el));
+      }
     }
   }, undefined);
-  return [...plans.values()];
+  return readings.inPageOrder();
 }
