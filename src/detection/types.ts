@@ -124,9 +124,12 @@ export interface Extraction {
   };
 }
 
-/** A keyed record that appeared, disappeared or changed between two extractions. */
+/**
+ * A keyed record that appeared, disappeared or changed between two extractions; `renamed` pairs a pricing record that
+ * disappeared with one that appeared at the same prices (the key is the new one's).
+ */
 export interface RecordChange<T> {
-  kind: "added" | "removed" | "changed";
+  kind: "added" | "removed" | "changed" | "renamed";
   key: string;
   before: T | null;
   after: T | null;

@@ -258,13 +258,18 @@ describe("classify: pricing", () => {
     expect(event.confidence_reasoning).toContain("inferred from its price no longer being shown");
   });
 
-  it("reports a billing period change as medium without claiming an increase", () => {
-    const event = only(classify(priceChange({ amount: 49 }, { amount: 490, period: "year" }), PRICING));
+  it("reports a billing period change at the same number as medium without claiming an increase", () => {
+    const event = only(classify(priceChange({ amount: 49 }, { amount: 49, period: "year" }), PRICING));
     expect(event).toMatchObject({
       severity: "medium",
-      title: "Acme changed Pro from $49/month to $490/year",
+      title: "Acme changed Pro from $49/month to $49/year",
       tags: ["pricing", "billing-period", "pro"],
     });
+  });
+
+  it("raises no price event when the page switched from its monthly to its yearly price", () => {
+    // docs/real-pages.md#a-period-switch-is-not-a-price-change: $49/month and $490/year are not compared.
+    expect(classify(priceChange({ amount: 49 }, { amount: 490, period: "year" }), PRICING)).toEqual([]);
   });
 
   it("reports a features-only change as low and lists added and removed features as evidence", () => {

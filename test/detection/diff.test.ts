@@ -103,14 +103,16 @@ describe("diffExtractions", () => {
         }),
       ],
     });
-    expect(diffExtractions(before, everything).pricing[0]!.fields).toEqual([
-      "amount",
-      "currency",
-      "period",
-      "is_free",
-      "name",
-      "features",
-    ]);
+    // A yearly amount is not compared with a monthly one (a page's period switch is no price change).
+    expect(diffExtractions(before, everything).pricing[0]!.fields).toEqual(["currency", "is_free", "name", "features"]);
+    const sameTerms = extraction({
+      pricing: [plan({ key: "pro", name: "Pro", amount: 59, features: ["SSO", "API access"] })],
+    });
+    expect(diffExtractions(before, sameTerms).pricing[0]!.fields).toEqual(["amount"]);
+    const otherPeriod = extraction({
+      pricing: [plan({ key: "pro", name: "Pro", period: "year", features: ["SSO", "API access"] })],
+    });
+    expect(diffExtractions(before, otherPeriod).pricing[0]!.fields).toEqual(["period"]);
   });
 
   it("reports opened and closed jobs, and a retitled job with the same key as changed", () => {
@@ -250,11 +252,39 @@ describe("diffExtractions", () => {
   it("returns the same diff whatever the order of records in the extractions", () => {
     const plans = [plan({ name: "A" }), plan({ name: "B" }), plan({ name: "C" })];
     const before = extraction({ pricing: plans });
-    const afterA = extraction({ pricing: [plan({ name: "D" }), plan({ name: "B", amount: 1 })] });
-    const afterB = extraction({ pricing: [plan({ name: "B", amount: 1 }), plan({ name: "D" })] });
+    const afterA = extraction({ pricing: [plan({ name: "D", amount: 2 }), plan({ name: "B", amount: 1 })] });
+    const afterB = extraction({ pricing: [plan({ name: "B", amount: 1 }), plan({ name: "D", amount: 2 })] });
     const reversed = extraction({ pricing: [...plans].reverse() });
     expect(diffExtractions(before, afterA)).toEqual(diffExtractions(reversed, afterB));
     expect(diffExtractions(before, afterA).pricing.map((c) => c.key)).toEqual(["a", "b", "c", "d"]);
+  });
+
+  it("pairs a plan removed and one added at the same prices as one plan renamed, in either order", () => {
+    const before = extraction({
+      pricing: [plan({ name: "Free", amount: 0 }), plan({ name: "Standard" }), plan({ name: "Plus", amount: 99 })],
+    });
+    const after = extraction({
+      pricing: [
+        plan({ name: "Business Plus", amount: 99 }),
+        plan({ name: "Hobbyist", amount: 0 }),
+        plan({ name: "Business" }),
+      ],
+    });
+    const changes = diffExtractions(before, after).pricing;
+    expect(changes.map(({ kind, key, before: b, after: a }) => [kind, key, b?.name, a?.name])).toEqual([
+      ["renamed", "business", "Standard", "Business"],
+      ["renamed", "business plus", "Plus", "Business Plus"],
+      ["renamed", "hobbyist", "Free", "Hobbyist"],
+    ]);
+    // A new price is no rename: the plan went, another came.
+    const repriced = extraction({
+      pricing: [
+        plan({ name: "Free", amount: 0 }),
+        plan({ name: "Team", amount: 59 }),
+        plan({ name: "Plus", amount: 99 }),
+      ],
+    });
+    expect(diffExtractions(before, repriced).pricing.map((c) => c.kind)).toEqual(["removed", "added"]);
   });
 
   it("reports nothing when either side is a bot challenge page", () => {

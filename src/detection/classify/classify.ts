@@ -20,6 +20,7 @@ import {
   slug,
   truncate,
 } from "./format.js";
+import { pairAsShown, pairDiffers, pairPrices, priceOptions } from "../read/pricing/plan.js";
 import type {
   ClassifyContext,
   ContentItem,
@@ -75,11 +76,25 @@ function weakerOrigin(a: PricingPlan["origin"], b: PricingPlan["origin"]): Prici
  * How a record is named in a sentence: "Pro plan" ("Pro Plan" stays as it is rather than becoming "Pro Plan plan"),
  * "SSO add-on", "Bandwidth usage price".
  */
-function planLabel(plan: Pick<PricingPlan, "name" | "kind">): string {
+function planLabel(plan: Pick<PricingPlan, "name" | "kind" | "origin" | "context">): string {
   const { name } = plan;
+  if (plan.origin === "context") return contextName(plan);
   if (plan.kind === "addon") return /\badd-?on$/i.test(name) ? name : `${name} add-on`;
   if (plan.kind === "usage") return `${name} usage price`;
   return /\bplan$/i.test(name) ? name : `${name} plan`;
+}
+
+/**
+ * A price no plan could be named for, as a sentence names it: `the price "Extra seats" under "Add-ons"`
+ * (docs/real-pages.md#a-price-change-is-never-silent).
+ */
+function contextName(plan: Pick<PricingPlan, "name" | "context">): string {
+  return `the price "${plan.name}"${plan.context ? ` under "${plan.context}"` : ""}`;
+}
+
+/** The record as titles and summaries name it: a context price by where it stands, a plan by its name. */
+function asNamed(plan: PricingPlan): PricingPlan {
+  return plan.origin === "context" ? { ...plan, name: contextName(plan) } : plan;
 }
 
 /** An add-on's or usage meter's change weighs a step less than a plan's (docs/product-rules.md#classification). */
@@ -179,12 +194,33 @@ function upperCurrency(plan: PricingPlan): string | null {
  * features) and reporting the first change found; null when nothing a reader would recognise changed.
  */
 function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
+  const [pb, pa] = alignedPrices(b, a);
   return (
-    judgeFreeTierChange(company, b, a) ??
-    judgePromotionChange(company, b, a) ??
-    judgePriceChange(company, b, a) ??
+    judgeFreeTierChange(company, pb, pa) ??
+    judgePromotionChange(company, pb, pa) ??
+    judgePriceChange(company, pb, pa) ??
     judgeFeatureChange(company, b, a)
   );
+}
+
+/**
+ * The two fetches' prices as one comparable price each (read/pricing/plan.ts pairPrices): the first pair on the same
+ * billing cycle whose amounts differ, else the first pair. When no price is comparable (a monthly view switched to
+ * the annual one) the price is taken as unchanged; one price at the same number per another period ($49/month →
+ * $49/year) is the billing-terms change it is.
+ */
+function alignedPrices(b: PricingPlan, a: PricingPlan): [PricingPlan, PricingPlan] {
+  if (b.amount === null || a.amount === null) return [b, a];
+  const pairs = pairPrices(b, a);
+  if (pairs.length === 0) {
+    const single = priceOptions(b).length === 1 && priceOptions(a).length === 1 && b.amount === a.amount;
+    return single ? [b, a] : [b, { ...a, amount: b.amount, currency: b.currency, period: b.period }];
+  }
+  const [x, y] = pairAsShown(pairs.find(pairDiffers) ?? pairs[0]!);
+  return [
+    { ...b, amount: x.amount, currency: x.currency, period: x.period },
+    { ...a, amount: y.amount, currency: y.currency, period: y.period },
+  ];
 }
 
 /** The list price is shown: no promotion, or a promotional price beside a different list price. */
@@ -447,10 +483,10 @@ function pricingEvent(change: RecordChange<PricingPlan>, context: ClassifyContex
   const company = context.competitorName;
   const judgement =
     change.kind === "added"
-      ? judgeAddedPlan(company, change.after!)
+      ? judgeAddedPlan(company, asNamed(change.after!))
       : change.kind === "removed"
-        ? judgeRemovedPlan(company, change.before!)
-        : judgeChangedPlan(company, change.before!, change.after!);
+        ? judgeRemovedPlan(company, asNamed(change.before!))
+        : judgeChangedPlan(company, asNamed(change.before!), asNamed(change.after!));
   if (judgement === null) return null;
 
   const origin =
@@ -485,6 +521,45 @@ function pricingEvent(change: RecordChange<PricingPlan>, context: ClassifyContex
     subject: `pricing:plan:${change.key}`,
     before_state: planState(change.before),
     after_state: planState(change.after),
+  };
+}
+
+/**
+ * Plans renamed at the same prices (docs/real-pages.md#renames-at-the-same-price): one low event for all of them, never
+ * a removed plan and an added one. A price read by its context that moved to another context is no event at all.
+ */
+function renameEvent(changes: RecordChange<PricingPlan>[], context: ClassifyContext): EventDraft | null {
+  if (changes.length === 0) return null;
+  const company = context.competitorName;
+  const sorted = [...changes].sort((a, b) => compare(a.key, b.key));
+  const pairs = sorted.map((change) => `${change.before!.name} → ${change.after!.name}`);
+  const prices = sorted.map((change) => `${change.after!.name} (${formatPlanPrice(change.after!)})`);
+  const origin = sorted
+    .map((change) => weakerOrigin(change.before!.origin, change.after!.origin))
+    .reduce((a, b) => weakerOrigin(a, b));
+  const confidence = PLAN_CONFIDENCE[origin];
+  return {
+    event_type: "pricing_change",
+    severity: "low",
+    title:
+      sorted.length === 1
+        ? `${company} renamed its ${sorted[0]!.before!.name} plan to ${sorted[0]!.after!.name} at the same price`
+        : `${company} renamed ${sorted.length} plans at the same prices`,
+    summary: `${company} renamed ${joinList(pairs)}; the prices stayed the same: ${joinList(prices)}.`,
+    impact_summary: `${company} repositioned its tiers without changing their prices: update the plan names in your battlecard and comparison pages.`,
+    confidence_score: confidence,
+    confidence_reasoning: `${capitalise(PLAN_ORIGIN_REASON[origin])}. A record that disappeared and one that appeared with exactly the same prices are one plan renamed.`,
+    is_inferred: true,
+    tags: ["pricing", "plan-renamed"],
+    evidence: sorted.map((change) => ({
+      evidence_type: "before_after" as const,
+      title: `${change.before!.name} → ${change.after!.name}`,
+      excerpt: `Before: ${change.before!.name}, ${formatPlanPrice(change.before!)} · After: ${change.after!.name}, ${formatPlanPrice(change.after!)}`,
+      metadata: { before: change.before, after: change.after, url: context.sourceUrl },
+    })),
+    subject: `pricing:renamed:${sorted.map((change) => change.before!.key).join("+")}`,
+    before_state: JSON.stringify(sorted.map((change) => change.before!.name)),
+    after_state: JSON.stringify(sorted.map((change) => change.after!.name)),
   };
 }
 
@@ -1010,12 +1085,19 @@ function narrativeEvents(diff: SnapshotDiff, context: ClassifyContext): EventDra
 const PRICING_SOURCES = new Set(["pricing", "homepage", "docs", "other"]);
 
 export function classify(diff: SnapshotDiff, context: ClassifyContext): EventDraft[] {
-  const pricing = (PRICING_SOURCES.has(context.sourceType) ? [...diff.pricing] : [])
+  const changes = PRICING_SOURCES.has(context.sourceType) ? [...diff.pricing] : [];
+  const pricing = changes
+    .filter((change) => change.kind !== "renamed")
     .sort((a, b) => compare(a.key, b.key))
     .map((change) => pricingEvent(change, context))
     .filter((e): e is EventDraft => e !== null);
+  const renames = renameEvent(
+    changes.filter((change) => change.kind === "renamed" && change.after!.origin !== "context"),
+    context,
+  );
   return [
     ...pricing,
+    ...(renames ? [renames] : []),
     ...hiringEvents(diff.jobs, context),
     ...productEvents(diff.items, context),
     ...narrativeEvents(diff, context),

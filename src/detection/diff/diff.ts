@@ -6,6 +6,7 @@
  * narrative fields in a fixed order, text lines in page order.
  */
 import { diffArrays, diffWords } from "diff";
+import { pairDiffers, pairPrices, priceOptions, samePriceList } from "../read/pricing/plan.js";
 import type {
   ContentItem,
   Extraction,
@@ -63,12 +64,35 @@ function sameTextList(a: string[], b: string[]): boolean {
 
 type FieldComparators<T> = [field: keyof T & string, same: (a: T, b: T) => boolean][];
 
+/**
+ * Amounts are compared like with like (read/pricing/plan.ts pairPrices): a record's prices on the same billing cycle;
+ * a monthly price never against a yearly one, so a page switching from its monthly to its annual view changes no
+ * price. Shown or hidden ("Contact sales") is compared as it is.
+ */
+function sameAmounts(a: PricingPlan, b: PricingPlan): boolean {
+  if (a.amount === null || b.amount === null) return a.amount === b.amount;
+  return !pairPrices(a, b).some(pairDiffers);
+}
+
+function sameCurrency(a: PricingPlan, b: PricingPlan): boolean {
+  const upper = (currency: string | null) => currency?.toUpperCase() ?? null;
+  const pairs = a.amount === null || b.amount === null ? [] : pairPrices(a, b);
+  if (pairs.length === 0) return upper(a.currency) === upper(b.currency);
+  return pairs.every((pair) => upper(pair.before.currency) === upper(pair.after.currency));
+}
+
+/** A period changed only where the page shows one price at the same number per another period ($49/month → $49/year). */
+function samePeriod(a: PricingPlan, b: PricingPlan): boolean {
+  if (a.period === b.period) return true;
+  return priceOptions(a).length > 1 || priceOptions(b).length > 1 || a.amount !== b.amount;
+}
+
 // The plan fields of docs/product-rules.md#diff. `origin` is not compared: where a price was read is not a change of
 // the price. Features are compared as a set: a reordered card is the same offer.
 const PLAN_FIELDS: FieldComparators<PricingPlan> = [
-  ["amount", (a, b) => a.amount === b.amount],
-  ["currency", (a, b) => (a.currency?.toUpperCase() ?? null) === (b.currency?.toUpperCase() ?? null)],
-  ["period", (a, b) => a.period === b.period],
+  ["amount", sameAmounts],
+  ["currency", sameCurrency],
+  ["period", samePeriod],
   ["is_free", (a, b) => a.is_free === b.is_free],
   ["name", (a, b) => sameText(a.name, b.name)],
   ["features", (a, b) => sameTextList(a.features, b.features)],
@@ -118,6 +142,41 @@ function diffRecords<T extends { key: string }>(before: T[], after: T[], fields:
     }
   }
   return changes;
+}
+
+/**
+ * A record removed and another added with the same prices (all of them, and the same kind) is one record renamed:
+ * Free/Standard/Plus becoming Hobbyist/Business/Business Plus at the same prices is no free tier removed and three
+ * plans added (docs/real-pages.md#renames-at-the-same-price). Paired in key order, one to one.
+ */
+function pairRenames(changes: RecordChange<PricingPlan>[]): RecordChange<PricingPlan>[] {
+  const added = changes.filter((change) => change.kind === "added");
+  const renamed = new Map<RecordChange<PricingPlan>, RecordChange<PricingPlan>>();
+  for (const removal of changes) {
+    if (removal.kind !== "removed") continue;
+    const before = removal.before!;
+    const match = added.find(
+      (addition) =>
+        ![...renamed.values()].includes(addition) &&
+        (addition.after!.kind ?? "plan") === (before.kind ?? "plan") &&
+        (addition.after!.origin === "context") === (before.origin === "context") &&
+        samePriceList(before, addition.after!),
+    );
+    if (match) renamed.set(removal, match);
+  }
+  if (renamed.size === 0) return changes;
+  const consumed = new Set(renamed.values());
+  const out: RecordChange<PricingPlan>[] = [];
+  for (const change of changes) {
+    if (consumed.has(change)) continue;
+    const addition = renamed.get(change);
+    out.push(
+      addition
+        ? { kind: "renamed", key: addition.key, before: change.before, after: addition.after, fields: ["name"] }
+        : change,
+    );
+  }
+  return out.sort((a, b) => compareKeys(a.key, b.key));
 }
 
 /** Headings are joined in page order (a reordered set of headings reads differently); blank means absent. */
@@ -258,7 +317,7 @@ export function diffExtractions(before: Extraction, after: Extraction): Snapshot
   // A bot-challenge interstitial is not the page: comparing it would report every plan, job and item as removed.
   if (before.signals.bot_challenge || after.signals.bot_challenge) return emptyDiff();
   return {
-    pricing: diffRecords(before.pricing, after.pricing, PLAN_FIELDS),
+    pricing: pairRenames(diffRecords(before.pricing, after.pricing, PLAN_FIELDS)),
     jobs: diffRecords(before.jobs, after.jobs, JOB_FIELDS),
     items: diffRecords(before.items, after.items, ITEM_FIELDS),
     narrative: diffNarrative(before.narrative, after.narrative),

@@ -2,7 +2,7 @@
  * One priced record, however it was read (structured data in offers.ts, records, grids and context in index.ts): its
  * key, name and the free rule are the same, so a structured plan and a card of the same name are one plan.
  */
-import type { PriceKind, PriceOption, PricingPlan } from "../../types.js";
+import type { BillingPeriod, PriceKind, PriceOption, PricingPlan } from "../../types.js";
 import { collapse } from "../../parse/html.js";
 import type { ParsedPrice } from "./money.js";
 
@@ -57,4 +57,81 @@ export function makePlan(
 export function priceOptions(plan: PricingPlan): PriceOption[] {
   if (plan.prices && plan.prices.length > 0) return plan.prices;
   return [{ amount: plan.amount, currency: plan.currency, period: plan.period, billing: null }];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Comparing like with like (docs/real-pages.md#a-period-switch-is-not-a-price-change)
+
+/** The cycle a price is charged on: how it is billed when the page says ("billed annually"), else its period. */
+export function billingCycle(option: PriceOption): BillingPeriod | null {
+  return option.billing ?? option.period;
+}
+
+/** The amount charged per billing cycle: "$8/month billed annually" is $96 a year. */
+function perCycle(option: PriceOption): number | null {
+  if (option.amount === null) return null;
+  if (option.billing === "year" && option.period === "month") return option.amount * 12;
+  return option.amount;
+}
+
+/** Two prices of one record in two fetches that can be compared: charged on the same cycle. */
+export interface PricePair {
+  before: PriceOption;
+  after: PriceOption;
+  /** Shown per the same period: compared exactly. Otherwise compared per billing cycle. */
+  sameDisplay: boolean;
+}
+
+/**
+ * The prices of a record in two fetches that say the same kind of thing, paired: same billing cycle and period first,
+ * then same cycle, then a price whose cycle is not stated with one that is (when either side shows one price). A
+ * monthly price is never compared with a yearly one: a page that switched from its monthly to its annual view changed
+ * no price.
+ */
+export function pairPrices(before: PricingPlan, after: PricingPlan): PricePair[] {
+  const b = priceOptions(before).filter((o) => o.amount !== null);
+  const a = priceOptions(after).filter((o) => o.amount !== null);
+  const used = new Set<PriceOption>();
+  const pairs: PricePair[] = [];
+  const take = (test: (x: PriceOption, y: PriceOption) => boolean) => {
+    for (const x of b) {
+      if (pairs.some((pair) => pair.before === x)) continue;
+      const y = a.find((candidate) => !used.has(candidate) && test(x, candidate));
+      if (!y) continue;
+      used.add(y);
+      pairs.push({ before: x, after: y, sameDisplay: x.period === y.period });
+    }
+  };
+  take((x, y) => billingCycle(x) === billingCycle(y) && x.period === y.period);
+  take((x, y) => billingCycle(x) !== null && billingCycle(x) === billingCycle(y));
+  if (b.length === 1 || a.length === 1) take((x, y) => billingCycle(x) === null || billingCycle(y) === null);
+  return pairs;
+}
+
+/** The pair's amounts differ: exactly when shown per the same period, by more than rounding per billing cycle. */
+export function pairDiffers(pair: PricePair): boolean {
+  if (pair.sameDisplay) return pair.before.amount !== pair.after.amount;
+  const x = perCycle(pair.before)!;
+  const y = perCycle(pair.after)!;
+  // "$8.33/month billed annually" is the page's rounding of $100 a year.
+  return Math.abs(x - y) > Math.max(x, y) * 0.005;
+}
+
+/**
+ * A pair as one price on each side, for telling the change: the prices as shown when shown per the same period,
+ * else both per billing cycle ($96 a year for "$8/month billed annually").
+ */
+export function pairAsShown(pair: PricePair): [PriceOption, PriceOption] {
+  if (pair.sameDisplay) return [pair.before, pair.after];
+  const cycle = billingCycle(pair.before) ?? billingCycle(pair.after);
+  const norm = (o: PriceOption): PriceOption => ({ ...o, amount: perCycle(o), period: cycle, billing: null });
+  return [norm(pair.before), norm(pair.after)];
+}
+
+/** Same prices: every price of one matches a price of the other (the order they are shown in aside). */
+export function samePriceList(before: PricingPlan, after: PricingPlan): boolean {
+  const key = (o: PriceOption) => `${o.amount}|${o.currency?.toUpperCase() ?? ""}|${o.period}|${o.billing ?? ""}`;
+  const b = priceOptions(before).map(key).sort();
+  const a = priceOptions(after).map(key).sort();
+  return b.length === a.length && b.every((k, i) => k === a[i]);
 }

@@ -25,6 +25,8 @@ export interface FoundRecord {
 }
 
 const TABLE_SECTION_TAGS = new Set(["table", "thead", "tbody", "tfoot", "colgroup"]);
+const CELL_TAGS = new Set(["td", "th", "tr"]);
+const CELL_ROLES = new Set(["cell", "gridcell", "row", "columnheader", "rowheader"]);
 const TABLE_SECTION_ROLES = new Set(["table", "grid", "treegrid", "rowgroup"]);
 
 /** Above this many characters outside list items a subtree is a section of the page, not one record. */
@@ -99,6 +101,7 @@ function recordSet(
   const groups = [...byTag.values()].filter((group) => group.length >= 2).sort((a, b) => b.length - a.length);
   for (const group of groups) {
     const named: { el: Element; marks: PriceMark[]; candidates: NameCandidate[] }[] = [];
+    const nameless: { el: Element; marks: PriceMark[]; first: PriceMark }[] = [];
     for (const el of group) {
       if (index.visibleCharsOutsideLists(el) > MAX_RECORD_CHARS || index.visibleChars(el) > MAX_RECORD_TOTAL_CHARS)
         continue;
@@ -110,6 +113,27 @@ function recordSet(
       if (holdsRecord[index.at(el)] && !ownPriceFirst(index, el, first, holdsRecord)) continue;
       const candidates = nameCandidates(index, el, index.at(first.el), holdsPrice);
       if (candidates.length > 0) named.push({ el, marks: own, candidates });
+      else nameless.push({ el, marks: own, first });
+    }
+    // Cards that carry no name at all ("free", "$5/mo", "$20/mo" over their feature lists) are still a set of plans:
+    // each is known by its price, as a reader would call it. Only blocks with content beside the price (not the cells
+    // of a comparison row), and only when none of them has a name.
+    if (named.length === 0 && nameless.length >= 2) {
+      const cards = nameless.filter(
+        ({ el }) =>
+          !CELL_TAGS.has(tagName(el)) &&
+          !CELL_ROLES.has(el.attribs.role ?? "") &&
+          index.inside(el).filter((inner) => tagName(inner) === "li").length >= 2,
+      );
+      if (cards.length >= 2 && cards.some(({ marks }) => marks.some((mark) => !mark.soft))) {
+        return cards.map(({ el, marks, first }) => ({
+          el,
+          nameEl: first.el,
+          name: first.text,
+          marks,
+          setSize: cards.length,
+        }));
+      }
     }
     // A set prices things: at least one of its records shows a number (a row of "Contact sales" links and feature
     // blocks with "Custom" in them are not plans).
