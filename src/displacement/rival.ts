@@ -90,15 +90,13 @@ export class RivalFacts {
     if (!best) return null;
     return {
       // Plans only: add-ons and usage meters are priced records of their own, not tiers (docs/real-pages.md).
-      plans: best.pricing
-        .filter(isPlanRecord)
-        .map(({ name, amount, currency, period, is_free }) => ({
-          name,
-          amount,
-          currency,
-          period,
-          is_free,
-        })),
+      plans: best.pricing.filter(isPlanRecord).map(({ name, amount, currency, period, is_free }) => ({
+        name,
+        amount,
+        currency,
+        period,
+        is_free,
+      })),
       source_url: best.url,
       observed_at: best.fetched_at,
     };

@@ -7,7 +7,13 @@ import type { Knex } from "knex";
 import { Competitor } from "../competitors/models.js";
 import { CompetitorService } from "../competitors/service.js";
 import type { DetectionPipeline } from "../detection/pipeline.js";
-import { isPlanRecord, type ContentItem, type Extraction, type JobPosting, type PricingPlan } from "../detection/types.js";
+import {
+  isPlanRecord,
+  type ContentItem,
+  type Extraction,
+  type JobPosting,
+  type PricingPlan,
+} from "../detection/types.js";
 import type { Workspace } from "../http/handler.js";
 import type { Schemas, Severity, Wire } from "../http/schemas.js";
 import { limitsOf } from "../workspaces/plans.js";
