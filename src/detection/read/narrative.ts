@@ -54,64 +54,109 @@ function headingTexts(index: ElementIndex, tag: string, limit: number): string[]
   return out;
 }
 
-/** Own text of an element (its text children only), for hero copy that sits in a <div class="subtitle">. */
+/** Own text of an element (its text children and inline formatting), for a lead in a `<div class="subtitle">`. */
 function ownText(el: Element): string {
   return collapse(
     el.children
-      .filter((child) => child.type === "text" || (isElement(child) && /^(?:a|b|strong|em|i|br)$/.test(tagName(child))))
+      .filter(
+        (child) => child.type === "text" || (isElement(child) && /^(?:a|b|strong|em|i|br|span)$/.test(tagName(child))),
+      )
       .map((child) => textContent(child))
-      .join(" "),
+      .join(""),
   );
 }
 
-function directText(el: Element): string {
-  return collapse(
-    el.children
-      .filter((child) => child.type === "text")
-      .map((child) => textContent(child))
-      .join(" "),
-  );
+/** Where a headline or lead never is: a search box, a dialog, a form, a list, a table, a control. */
+const NOT_NARRATIVE_TAGS = /^(?:form|dialog|li|td|th|a|button|label|select|option|nav|footer|aside|figcaption)$/;
+const NOT_NARRATIVE_ROLES = new Set(["search", "dialog", "alertdialog", "navigation", "menu", "listitem", "cell"]);
+/** A money amount: "$49", "49 €", "USD 49" (a lead that quotes a price is pricing, not positioning). */
+const MONEY_RE = /[$€£¥₹]\s?\d|\d\s?(?:€|£|EUR|USD|GBP|zł|Kč)\b|\b(?:USD|EUR|GBP)\s?\d/;
+
+function excluded(index: ElementIndex, el: Element): boolean {
+  for (let current: AnyNode | null = el; current && isElement(current); current = current.parent) {
+    if (current !== el && NOT_NARRATIVE_TAGS.test(tagName(current))) return true;
+    if (NOT_NARRATIVE_ROLES.has(current.attribs.role ?? "")) return true;
+    if (index.at(current) === -1) break;
+  }
+  return false;
 }
 
-/** Hero copy: the first paragraph of the main content with at least 40 characters, else the first such text block. */
-function heroOf(index: ElementIndex, main: AnyNode): string | null {
-  const elements = index.at(main) === -1 ? index.elements : index.inside(main as Element);
-  // At least 40 visible characters is at least 40 collapsed ones; only shorter paragraphs are measured.
-  const paragraph = elements.find(
-    (el) =>
-      tagName(el) === "p" &&
-      (index.visibleChars(el) >= HERO_MIN_CHARS ||
-        (index.visibleChars(el) > 0 && collapse(textContent(el)).length >= HERO_MIN_CHARS)),
-  );
-  if (paragraph) return masked(textContent(paragraph));
-  const isControl = (el: AnyNode): boolean => isElement(el) && /^(?:a|button|li|td|th)$/.test(tagName(el));
-  const inControl = index.insideAny(index.elements.filter(isControl));
-  // The indexed root (the body) and what holds it are every element's ancestors too.
-  let controlAbove = false;
-  for (let current: AnyNode | null = index.root; current; current = current.parent) controlAbove ||= isControl(current);
-  const block = elements.find(
-    (el) =>
-      directText(el).length >= HERO_MIN_CHARS / 2 &&
-      ownText(el).length >= HERO_MIN_CHARS &&
-      !/^(?:h[1-6]|li|td|th|a|button|label)$/.test(tagName(el)) &&
-      !inControl(el) &&
-      !controlAbove,
-  );
-  return block ? masked(ownText(block)) : null;
+/** The page's first element whose own text states a money amount, or the end of the page. */
+function firstPriceAt(index: ElementIndex): number {
+  const hasMoney = index.textMatches(MONEY_RE);
+  for (let i = 0; i < index.elements.length; i++) {
+    const el = index.elements[i]!;
+    if (!hasMoney(el)) {
+      i += index.sizeInside(el);
+      continue;
+    }
+    if (el.children.some((child) => child.type === "text" && MONEY_RE.test((child as { data: string }).data))) return i;
+  }
+  return index.elements.length;
 }
 
-/** h1/h2 come from the whole cleaned body (a hero <h1> may sit in a <header> outside <main>); hero from main. */
+/**
+ * The page's top-level heading: its first h1 (inside `<main>` when the page has one), outside search boxes, dialogs and
+ * forms, and above the first price on the page: an h1 below the plans is a section's title (a pricing page that
+ * heads every plan card and its FAQ with an h1), not the page's headline.
+ */
+function headline(index: ElementIndex, main: AnyNode): Element | null {
+  const inMain = index.at(main) !== -1;
+  const limit = firstPriceAt(index);
+  for (const el of inMain ? index.inside(main as Element) : index.elements) {
+    if (index.at(el) > limit) break;
+    if (tagName(el) !== "h1" || index.visibleChars(el) === 0 || excluded(index, el)) continue;
+    return el;
+  }
+  return null;
+}
+
+const LEAD_LOOKAHEAD = 40;
+const LEAD_MAX_CHARS = 600;
+
+/**
+ * The lead: the first block of prose after the headline, before the next heading, in the headline's own section (its
+ * parent's parent at most), outside lists, tables, forms and controls, quoting no price. Any other paragraph of the
+ * page (a payment-provider note above an FAQ, a plan's tagline) is not hero copy.
+ */
+function leadOf(index: ElementIndex, h1: Element): string | null {
+  const section =
+    h1.parent && isElement(h1.parent)
+      ? h1.parent.parent && isElement(h1.parent.parent) && index.at(h1.parent.parent) !== -1
+        ? h1.parent.parent
+        : h1.parent
+      : null;
+  const start = index.at(h1) + index.sizeInside(h1) + 1;
+  for (let i = start; i < index.elements.length && i < start + LEAD_LOOKAHEAD; i++) {
+    const el = index.elements[i]!;
+    if (section && !index.contains(section, el)) break;
+    if (/^h[1-6]$/.test(tagName(el))) break;
+    if (excluded(index, el) || index.visibleChars(el) > LEAD_MAX_CHARS * 2) continue;
+    const text = ownText(el);
+    if (text.length < HERO_MIN_CHARS / 2 || text.length > LEAD_MAX_CHARS) continue;
+    if (MONEY_RE.test(text)) return null;
+    return masked(text);
+  }
+  return null;
+}
+
+/**
+ * h1 is the page's headline and hero its lead (headline, leadOf); h2 are the page's section headings that quote no
+ * price (a plan card's "$49 / month" is pricing, not narrative), from the whole cleaned body.
+ */
 export function extractNarrative(
   head: HeadFields,
   body: AnyNode,
   main: AnyNode,
   index = new ElementIndex(body),
 ): Narrative {
+  const top = headline(index, main);
+  const title = top ? masked(textContent(top)) : null;
   return {
     title: head.title,
     meta_description: head.meta_description,
-    h1: headingTexts(index, "h1", 20),
-    h2: headingTexts(index, "h2", MAX_H2),
-    hero: heroOf(index, main),
+    h1: title ? [title] : [],
+    h2: headingTexts(index, "h2", MAX_H2).filter((text) => !MONEY_RE.test(text)),
+    hero: top ? leadOf(index, top) : null,
   };
 }
