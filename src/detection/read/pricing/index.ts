@@ -189,15 +189,22 @@ function features(index: ElementIndex, record: Element): string[] {
   return out;
 }
 
-/** A record's own price marks: those outside its lists and tables (features, comparisons), when it has any. */
-function ownPriceMarks(index: ElementIndex, record: Element, marks: PriceMark[]): PriceMark[] {
-  const outside = marks.filter((mark) => {
+/**
+ * A record's own price marks: those outside its lists and tables (features, comparisons); when it has none there, the
+ * standalone prices of its lists ("€15/month" as the first feature line), never a sentence that mentions a price
+ * ("Optional custom domain for €5": an add-on the context reader names). A number beats "Free" or "Contact sales".
+ */
+function ownPriceMarks(record: Element, marks: PriceMark[]): PriceMark[] {
+  const inList = (mark: PriceMark): boolean => {
     for (let el: AnyNode | null = mark.el; el && el !== record; el = el.parent) {
-      if (isElement(el) && /^(?:li|table|tr|td)$/.test(tagName(el))) return false;
+      if (isElement(el) && /^(?:li|table|tr|td|ul|ol|dl)$/.test(tagName(el))) return true;
     }
-    return true;
-  });
-  return outside.length > 0 ? outside : marks;
+    return false;
+  };
+  const outside = marks.filter((mark) => !inList(mark));
+  const own = outside.length > 0 ? outside : marks.filter((mark) => mark.standalone);
+  const numeric = own.filter((mark) => !mark.soft);
+  return numeric.length > 0 ? numeric : own;
 }
 
 function planFrom(
@@ -378,10 +385,12 @@ export function extractPricing(
       marks.filter((mark) => !mark.prose),
       claimed,
     )) {
-      const own = ownPriceMarks(index, record.el, record.marks);
+      const own = ownPriceMarks(record.el, record.marks);
       const priced = pricesOf(index, record.el, own);
       if (!priced) continue;
-      record.marks.forEach((mark) => claimed.add(mark));
+      // The prices it did not take (a sentence in its feature list) stay for the context reader: never silent.
+      own.forEach((mark) => claimed.add(mark));
+      record.marks.filter((mark) => mark.soft).forEach((mark) => claimed.add(mark));
       const section = sectionHeading(index, record.el, record.nameEl);
       const kind = kindOf(
         index,

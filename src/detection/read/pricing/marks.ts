@@ -26,6 +26,11 @@ export interface PriceOption {
 
 export interface PriceMark {
   el: Element;
+  /**
+   * Its text is the price and little else ("€15/month", "$4 / user / month"), not a sentence that mentions one
+   * ("Optional custom domain for €5"): in a record's feature list only a standalone price is the record's own.
+   */
+  standalone: boolean;
   /** The element's text, collapsed (at most MARK_MAX_CHARS). */
   text: string;
   /** The text the period and billing were read from: the mark's own, and what follows it up to the next price. */
@@ -208,6 +213,7 @@ export function findMarks(index: ElementIndex): PriceMark[] {
       if (soft !== undefined) {
         mark = {
           el,
+          standalone: true,
           text,
           window: text,
           options: [{ amount: soft, currency: null, period: null, billing: null }],
@@ -230,6 +236,7 @@ function newMark(el: Element, text: string, prices: ParsedPrice[], index: Elemen
   const window = `${text} ${textAfter(el, index)}`;
   return {
     el,
+    standalone: standalonePrice(text),
     text,
     window,
     options: optionsOf(prices, window, el),
@@ -253,6 +260,20 @@ function proseMarks(el: Element, index: ElementIndex): PriceMark[] {
     out.push({ ...newMark(el, sentence, prices, index, false), window: sentence, prose: true });
   }
   return out;
+}
+
+/** Words that go with a price without saying what it is for: currency, period, billing, "from". */
+const PRICE_COMPANION_RE =
+  /\b(?:per|a|an|each|user|users|seat|seats|member|members|month|months|monthly|mo|year|years|yearly|annually|annual|yr|billed|paid|only|from|starting|at|just|now|then|excl|incl|vat|tax|taxes|usd|eur|gbp|or|and|forever|one-time|once|payment|pro|im|monat|jahr)\b\.?/gi;
+
+/** The price is (nearly) all the text says: what is left without amounts, currency and period words is short. */
+function standalonePrice(text: string): boolean {
+  const rest = text
+    .replace(/[\d.,'’\s]+/g, " ")
+    .replace(/\p{Sc}/gu, " ")
+    .replace(PRICE_COMPANION_RE, " ")
+    .replace(/[^\p{L}]+/gu, "");
+  return rest.length <= 12;
 }
 
 /** The text of an element's own text children, collapsed. */

@@ -65,7 +65,9 @@ export function nameText(el: Element): string {
       (node === el ||
         (!BADGE_CLASS_RE.test(node.attribs.class ?? "") && !PERMALINK_CLASS_RE.test(node.attribs.class ?? "")))
     ) {
-      if (node !== el && (tagName(node) === "br" || /^(?:div|p|li|h[1-6])$/.test(tagName(node)))) parts.push(" ");
+      // A name is its first line: "<strong>Basic</strong><br>Just what you need" is Basic.
+      if (node !== el && tagName(node) === "br" && collapse(parts.join("")) !== "") break;
+      if (node !== el && /^(?:div|p|li|h[1-6])$/.test(tagName(node))) parts.push(" ");
       for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
     }
   }

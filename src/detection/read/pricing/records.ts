@@ -41,25 +41,31 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
     marks.filter((mark) => !claimed.has(mark)),
   );
   const markAt = open.countAt;
-  // Marks under each element that no record inside it has taken, and whether a record lies inside it.
+  // Marks under each element that no record inside it has taken (all of them, and those with a number), and whether a
+  // record lies inside it.
   const free = new Int32Array(elements.length);
+  const numbers = new Int32Array(elements.length);
   const holdsRecord = new Uint8Array(elements.length);
   const recordAt = new Map<number, FoundRecord>();
   const records: FoundRecord[] = [];
-  const holdsPrice = (el: Element): boolean => free[index.at(el)]! > 0 || holdsRecord[index.at(el)] === 1;
+  // What can name a record holds no number: "Free" in bold above "$0" is the plan's name, not its price.
+  const holdsPrice = (el: Element): boolean => numbers[index.at(el)]! > 0 || holdsRecord[index.at(el)] === 1;
 
   for (let i = elements.length - 1; i >= 0; i--) {
     const el = elements[i]!;
     const children = el.children.filter(isElement);
     let count = markAt.get(i) ?? 0;
+    let numeric = open.numericAt.get(i) ?? 0;
     let holds = 0;
     for (const child of children) {
       const c = index.at(child);
       if (c === -1) continue;
       count += free[c]!;
+      numeric += numbers[c]!;
       if (holdsRecord[c] || recordAt.has(c)) holds = 1;
     }
     free[i] = count;
+    numbers[i] = numeric;
     holdsRecord[i] = holds;
     const priced = children.filter((child) => free[index.at(child)]! > 0 && !recordAt.has(index.at(child)));
     if (priced.length < 2) continue;
@@ -72,6 +78,8 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
       records.push(record);
       free[i]! -= free[at]!;
       free[at] = 0;
+      numbers[i]! -= numbers[at]!;
+      numbers[at] = 0;
     }
     holdsRecord[i] = 1;
   }
@@ -171,8 +179,9 @@ class OpenMarks {
   private readonly positions: number[];
   private readonly marks: PriceMark[];
   private readonly taken = new Set<PriceMark>();
-  /** How many marks sit at each element's position. */
+  /** How many marks sit at each element's position, and how many of them state a number. */
   readonly countAt = new Map<number, number>();
+  readonly numericAt = new Map<number, number>();
 
   constructor(
     private readonly index: ElementIndex,
@@ -180,7 +189,11 @@ class OpenMarks {
   ) {
     this.marks = [...marks].sort((a, b) => index.at(a.el) - index.at(b.el));
     this.positions = this.marks.map((mark) => index.at(mark.el));
-    for (const at of this.positions) this.countAt.set(at, (this.countAt.get(at) ?? 0) + 1);
+    this.marks.forEach((mark, k) => {
+      const at = this.positions[k]!;
+      this.countAt.set(at, (this.countAt.get(at) ?? 0) + 1);
+      if (!mark.soft) this.numericAt.set(at, (this.numericAt.get(at) ?? 0) + 1);
+    });
   }
 
   /** The open marks under `el` (itself included), in page order, at most MAX_OWN_MARKS. */
