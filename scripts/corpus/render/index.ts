@@ -95,11 +95,13 @@ function renderServerTemplate(
  */
 function renderMarkdownPage(source: string, context: Record<string, Value>): string {
   const { data, body } = splitFrontMatter(source);
-  const withoutMdx = body
+  const withoutMdx = mkdocsBlocks(body)
     .replace(/^(?:import|export)\s[^\n]*(?:\n(?![ \t]*\n)[^\n]*)*$/gm, "")
-    // MkDocs' and Docusaurus' admonitions (`!!! note`, `:::tip`) keep their text.
+    // Docusaurus' admonitions (`:::tip`) keep their text.
     .replace(/^:::\w*.*$/gm, "")
-    .replace(/^!!!\s+\w+.*$/gm, "");
+    // An MDX component's children are Markdown (`<Collapse title="…">` then a list): a tag alone on its line is set
+    // apart by blank lines, so that Markdown does not take the lines after it for raw HTML.
+    .replace(/^[ \t]*<\/?[A-Z][\w.]*(?:\s[^<>]*)?\/?>[ \t]*$/gm, "\n$&\n");
   const html = markdownToHtml(withoutMdx);
   const title = textOf(data.title ?? context.title) || null;
   return wrap(
@@ -134,6 +136,30 @@ function renderJekyll(repo: RepoAtCommit, file: string, source: string, context:
     layoutName = textOf(layout.layout);
   }
   return wrap(content, textOf(page.title) || null);
+}
+
+/**
+ * MkDocs' (Python-Markdown) indented blocks: an admonition (`!!! tip "Title"`, collapsible `??? note`) or a content
+ * tab (`=== "Tab"`) shows its title, then its body, which is indented by four spaces under it (not a code block).
+ */
+export function mkdocsBlocks(source: string): string {
+  const lines = source.split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const head = /^(?:!!!|\?\?\?\+?|===)[ \t]*(?:([\w-]+)[ \t]*)?(?:"([^"]*)")?[ \t]*$/.exec(lines[i]!);
+    if (!head || (!head[1] && head[2] === undefined)) {
+      out.push(lines[i]!);
+      continue;
+    }
+    const title = head[2] ?? head[1]!.charAt(0).toUpperCase() + head[1]!.slice(1);
+    const body: string[] = [];
+    while (i + 1 < lines.length && (/^(?: {4}|\t)/.test(lines[i + 1]!) || /^\s*$/.test(lines[i + 1]!))) {
+      if (/^\s*$/.test(lines[i + 1]!) && !(i + 2 < lines.length && /^(?: {4}|\t)/.test(lines[i + 2]!))) break;
+      body.push(lines[++i]!.replace(/^(?: {4}|\t)/, ""));
+    }
+    out.push("", ...(title ? [`<p><strong>${escapeHtml(title)}</strong></p>`, ""] : []), mkdocsBlocks(body.join("\n")), "");
+  }
+  return out.join("\n");
 }
 
 /** A fragment becomes a document (a title when the page has one); a whole document is left as it is. */
