@@ -8,6 +8,7 @@
 import path from "node:path";
 import type { RepoAtCommit } from "../repo.js";
 import { renderBrace, type BraceDialect, type TemplateSource } from "./brace.js";
+import { renderHugo } from "./hugo.js";
 import { dataTree, escapeHtml, markdownToHtml, siteConfig, splitFrontMatter, textOf, type Value } from "./values.js";
 
 export type Dialect = BraceDialect | "markdown" | "jekyll" | "hugo" | "go" | "erb" | "php" | "html";
@@ -27,11 +28,19 @@ const DEFAULT_ROOTS = ["templates", "_includes", "_layouts", "layouts", "partial
 export function detectDialect(repo: RepoAtCommit, file: string, source: string): Dialect {
   const ext = path.posix.extname(file).toLowerCase();
   const jekyll = repo.exists("_config.yml") || repo.exists("_config.yaml");
+  const hugoConfig = ["hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml", "config.yaml", "config.yml"].some(
+    (f) => repo.exists(f),
+  );
   const hugo =
     !jekyll &&
     (repo.exists("config.toml") ||
       repo.exists("hugo.toml") ||
-      repo.files().some((f) => f.startsWith("layouts/_default/") || /^themes\/[^/]+\/layouts\//.test(f)));
+      repo.files().some(
+        (f) =>
+          f.startsWith("layouts/_default/") ||
+          /^themes\/[^/]+\/layouts\//.test(f) ||
+          (hugoConfig && f.startsWith("layouts/")),
+      ));
   if ([".md", ".markdown", ".mdx", ".mkd", ".markerb"].includes(ext))
     return jekyll ? "jekyll" : hugo && file.startsWith("content/") ? "hugo" : "markdown";
   if (ext === ".erb" || ext === ".eex" || ext === ".heex" || ext === ".leex") return "erb";
@@ -61,6 +70,8 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
       return renderMarkdownPage(source, context);
     case "jekyll":
       return renderJekyll(repo, file, source, context);
+    case "hugo":
+      return wrap(renderHugo(repo, file, context), null);
     default:
       throw new Error(`${file}: the ${dialect} dialect is not read yet (scripts/corpus/render/${dialect}.ts)`);
   }
