@@ -210,6 +210,19 @@ class Context implements Scope {
     this.frames[this.frames.length - 1]![name] = value;
   }
 
+  /**
+   * Liquid's `assign` and `capture`: a variable of the whole render, not of the loop or include it is set in (the
+   * frame that already holds the name, else the outermost one).
+   */
+  setOuter(name: string, value: Value): void {
+    for (let i = this.frames.length - 1; i >= 0; i--)
+      if (Object.prototype.hasOwnProperty.call(this.frames[i]!, name)) {
+        this.frames[i]![name] = value;
+        return;
+      }
+    this.frames[0]![name] = value;
+  }
+
   push(values: Record<string, Value> = {}): void {
     this.frames.push(values);
   }
@@ -278,7 +291,15 @@ class Renderer {
 
   renderNodes(nodes: Node[], context: Context, template: TemplateSource): string {
     let out = "";
-    for (const node of nodes) out += this.renderNode(node, context, template);
+    for (const node of nodes) {
+      try {
+        out += this.renderNode(node, context, template);
+      } catch (signal) {
+        // `{% break %}` / `{% continue %}`: what the loop body rendered before it still shows.
+        if (signal instanceof LoopControl) signal.output = out + signal.output;
+        throw signal;
+      }
+    }
     return out;
   }
 
@@ -315,6 +336,9 @@ class Renderer {
 
   private renderTag(name: string, args: string, context: Context, template: TemplateSource): string {
     switch (name) {
+      case "break":
+      case "continue":
+        throw new LoopControl(name);
       case "extends":
       case "load":
       case "csrf_token":
@@ -345,7 +369,11 @@ class Renderer {
       case "set":
       case "assign": {
         const match = /^\s*([\w.]+)\s*=\s*([\s\S]*)$/.exec(args);
-        if (match) context.set(match[1]!, parseExpr(match[2]!)(context));
+        if (match) {
+          const value = parseExpr(match[2]!)(context);
+          if (this.options.dialect === "liquid") context.setOuter(match[1]!, value);
+          else context.set(match[1]!, value);
+        }
         return "";
       }
       case "increment":
@@ -489,7 +517,9 @@ class Renderer {
       case "capture":
       case "set": {
         const target = args.trim().split(/\s+/)[0] ?? "";
-        context.set(target, this.renderNodes(node.body, context, template));
+        const captured = this.renderNodes(node.body, context, template);
+        if (this.options.dialect === "liquid" && name === "capture") context.setOuter(target, captured);
+        else context.set(target, captured);
         return "";
       }
       case "macro": {
@@ -596,7 +626,7 @@ class Renderer {
     items = items.slice(offset, Number.isFinite(limit) ? offset + limit : undefined);
     const condition = match[3];
     let out = "";
-    items.forEach((item, k) => {
+    for (const [k, item] of items.entries()) {
       const values: Record<string, Value> = {};
       if (names.length > 1 && Array.isArray(item)) names.forEach((name, n) => (values[name] = item[n]));
       else values[names[0]!] = item;
@@ -615,12 +645,22 @@ class Renderer {
       context.push(values);
       try {
         if (condition === undefined || context.holds(condition)) out += this.renderNodes(node.body, context, template);
+      } catch (signal) {
+        if (!(signal instanceof LoopControl)) throw signal;
+        out += signal.output;
+        if (signal.kind === "break") break;
       } finally {
         context.pop();
       }
-    });
+    }
     return out;
   }
+}
+
+/** Liquid's and Jinja's loop controls, thrown from the tag to the loop that holds it. */
+class LoopControl {
+  output = "";
+  constructor(readonly kind: "break" | "continue") {}
 }
 
 function collectBlocks(nodes: Node[], into = new Map<string, Node[]>()): Map<string, Node[]> {

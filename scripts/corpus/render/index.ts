@@ -8,6 +8,7 @@
 import path from "node:path";
 import type { RepoAtCommit } from "../repo.js";
 import { renderBrace, type BraceDialect, type TemplateSource } from "./brace.js";
+import { renderHugo } from "./hugo.js";
 import { dataTree, escapeHtml, markdownToHtml, siteConfig, splitFrontMatter, textOf, type Value } from "./values.js";
 
 export type Dialect = BraceDialect | "markdown" | "jekyll" | "hugo" | "go" | "erb" | "php" | "html";
@@ -27,11 +28,19 @@ const DEFAULT_ROOTS = ["templates", "_includes", "_layouts", "layouts", "partial
 export function detectDialect(repo: RepoAtCommit, file: string, source: string): Dialect {
   const ext = path.posix.extname(file).toLowerCase();
   const jekyll = repo.exists("_config.yml") || repo.exists("_config.yaml");
+  const hugoConfig = ["hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml", "config.yaml", "config.yml"].some(
+    (f) => repo.exists(f),
+  );
   const hugo =
     !jekyll &&
     (repo.exists("config.toml") ||
       repo.exists("hugo.toml") ||
-      repo.files().some((f) => f.startsWith("layouts/_default/") || /^themes\/[^/]+\/layouts\//.test(f)));
+      repo.files().some(
+        (f) =>
+          f.startsWith("layouts/_default/") ||
+          /^themes\/[^/]+\/layouts\//.test(f) ||
+          (hugoConfig && f.startsWith("layouts/")),
+      ));
   if ([".md", ".markdown", ".mdx", ".mkd", ".markerb"].includes(ext))
     return jekyll ? "jekyll" : hugo && file.startsWith("content/") ? "hugo" : "markdown";
   if (ext === ".erb" || ext === ".eex" || ext === ".heex" || ext === ".leex") return "erb";
@@ -61,6 +70,8 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
       return renderMarkdownPage(source, context);
     case "jekyll":
       return renderJekyll(repo, file, source, context);
+    case "hugo":
+      return wrap(renderHugo(repo, file, context), null);
     default:
       throw new Error(`${file}: the ${dialect} dialect is not read yet (scripts/corpus/render/${dialect}.ts)`);
   }
@@ -95,11 +106,13 @@ function renderServerTemplate(
  */
 function renderMarkdownPage(source: string, context: Record<string, Value>): string {
   const { data, body } = splitFrontMatter(source);
-  const withoutMdx = body
+  const withoutMdx = mkdocsBlocks(body)
     .replace(/^(?:import|export)\s[^\n]*(?:\n(?![ \t]*\n)[^\n]*)*$/gm, "")
-    // MkDocs' and Docusaurus' admonitions (`!!! note`, `:::tip`) keep their text.
+    // Docusaurus' admonitions (`:::tip`) keep their text.
     .replace(/^:::\w*.*$/gm, "")
-    .replace(/^!!!\s+\w+.*$/gm, "");
+    // An MDX component's children are Markdown (`<Collapse title="…">` then a list): a tag alone on its line is set
+    // apart by blank lines, so that Markdown does not take the lines after it for raw HTML.
+    .replace(/^[ \t]*<\/?[A-Z][\w.]*(?:\s[^<>]*)?\/?>[ \t]*$/gm, "\n$&\n");
   const html = markdownToHtml(withoutMdx);
   const title = textOf(data.title ?? context.title) || null;
   return wrap(
@@ -134,6 +147,30 @@ function renderJekyll(repo: RepoAtCommit, file: string, source: string, context:
     layoutName = textOf(layout.layout);
   }
   return wrap(content, textOf(page.title) || null);
+}
+
+/**
+ * MkDocs' (Python-Markdown) indented blocks: an admonition (`!!! tip "Title"`, collapsible `??? note`) or a content
+ * tab (`=== "Tab"`) shows its title, then its body, which is indented by four spaces under it (not a code block).
+ */
+export function mkdocsBlocks(source: string): string {
+  const lines = source.split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const head = /^(?:!!!|\?\?\?\+?|===)[ \t]*(?:([\w-]+)[ \t]*)?(?:"([^"]*)")?[ \t]*$/.exec(lines[i]!);
+    if (!head || (!head[1] && head[2] === undefined)) {
+      out.push(lines[i]!);
+      continue;
+    }
+    const title = head[2] ?? head[1]!.charAt(0).toUpperCase() + head[1]!.slice(1);
+    const body: string[] = [];
+    while (i + 1 < lines.length && (/^(?: {4}|\t)/.test(lines[i + 1]!) || /^\s*$/.test(lines[i + 1]!))) {
+      if (/^\s*$/.test(lines[i + 1]!) && !(i + 2 < lines.length && /^(?: {4}|\t)/.test(lines[i + 2]!))) break;
+      body.push(lines[++i]!.replace(/^(?: {4}|\t)/, ""));
+    }
+    out.push("", ...(title ? [`<p><strong>${escapeHtml(title)}</strong></p>`, ""] : []), mkdocsBlocks(body.join("\n")), "");
+  }
+  return out.join("\n");
 }
 
 /** A fragment becomes a document (a title when the page has one); a whole document is left as it is. */

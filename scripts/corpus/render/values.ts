@@ -241,7 +241,14 @@ export function applyFilter(name: string, value: Value, args: Value[]): Value {
         : [...value].sort(compare);
     case "reverse":
       return Array.isArray(value) ? [...value].reverse() : value;
+    case "split":
+      return typeof value === "string" || typeof value === "number" ? textOf(value).split(textOf(args[0])) : value;
     case "slice":
+      if (typeof value === "string") {
+        const from = Number(args[0]) || 0;
+        const start = from < 0 ? Math.max(0, value.length + from) : from;
+        return value.slice(start, start + (args.length > 1 ? Number(args[1]) : 1));
+      }
       return Array.isArray(value)
         ? value.slice(Number(args[0]) || 0, args.length > 1 ? (Number(args[0]) || 0) + Number(args[1]) : undefined)
         : value;
