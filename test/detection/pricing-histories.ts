@@ -73,8 +73,19 @@ function samePrice(
   return expected.period === null || read.period === null || expected.period === read.period;
 }
 
+/** The record's first price is among what was read: one of its prices, or its promotional price beside a list price. */
 const reads = (record: ExpectedRecord, plan: PricingPlan): boolean =>
-  record.prices.length === 0 || priceOptions(plan).some((option) => samePrice(record.prices[0]!, option));
+  record.prices.length === 0 ||
+  priceOptions(plan).some((option) => samePrice(record.prices[0]!, option)) ||
+  (plan.promo_amount != null && samePrice(record.prices[0]!, { ...plan, amount: plan.promo_amount }));
+
+/** The words of a name, in any order: "Person, private repository" and "Private Repository – Person" are one name. */
+const words = (name: string): string =>
+  normal(name)
+    .split(/[\s,–-]+/)
+    .filter(Boolean)
+    .sort()
+    .join(" ");
 
 interface VersionScore {
   expected: number;
@@ -91,7 +102,9 @@ export function scoreVersion(expected: ExpectedRecord[], pricing: PricingPlan[])
   const left = new Set(pricing);
   const unpaired: ExpectedRecord[] = [];
   for (const record of expected) {
-    const found = [...left].find((plan) => normal(plan.name) === normal(record.name));
+    const found =
+      [...left].find((plan) => normal(plan.name) === normal(record.name)) ??
+      [...left].find((plan) => words(plan.name) === words(record.name));
     if (!found) {
       unpaired.push(record);
       continue;
