@@ -370,6 +370,9 @@ export function stripNonContent($: CheerioAPI): void {
   removeNodes($("script, style, noscript, template, svg, iframe, object, embed, canvas").toArray());
 }
 
+/** A money amount in text: "$49", "49 €", "USD 49", "£4.99". */
+const MONEY_RE = /[$€£¥₹]\s?\d|\d\s?(?:€|£|zł|Kč|kr)|\b(?:USD|EUR|GBP|CHF)\s?\d|\d\s?(?:USD|EUR|GBP|CHF)\b/;
+
 /** Not "cmp": Adobe Experience Manager prefixes every component with `cmp-` (cmp-text, cmp-title). */
 const CONSENT_RE = /cookie|consent|gdpr|onetrust|cookiebot|usercentrics|didomi|truste\b/i;
 const PRIVACY_TEXT_RE = /cookie|consent|privacy|gdpr|tracking/i;
@@ -383,14 +386,30 @@ const PRIVACY_TEXT_RE = /cookie|consent|privacy|gdpr|tracking/i;
  * tree.ts) instead of a search per element; an element inside one already removed is not looked at again.
  */
 export function stripBoilerplate($: CheerioAPI): void {
-  removeNodes($("nav, footer, aside, dialog, [role=navigation], [role=contentinfo], [role=complementary]").toArray());
+  // A footer belongs to its nearest sectioning element: the page's own footer is boilerplate, a section's or an
+  // article's footer (a plan card's "Contact us" button row) is content.
+  const pageFooters = $("footer")
+    .toArray()
+    .filter((el) => $(el).parents("article, section, aside, nav").length === 0);
+  removeNodes([
+    ...$("nav, aside, dialog, [role=navigation], [role=contentinfo], [role=complementary]").toArray(),
+    ...pageFooters,
+  ]);
   const index = new ElementIndex($.root().get(0)!);
   const holdsMain = index.holdsAny($("main, [role=main], h1").toArray());
   // Removing an element never changes whether another holds main content: only elements holding none are removed.
   const holdsPage = (el: Element): boolean => ["html", "body", "main"].includes(tagName(el)) || holdsMain(el);
   const removed: Element[] = [];
-  // A modal library may set aria-hidden on the whole app root while its dialog is open: keep the page then.
-  removeEach(index, removed, $("[aria-hidden=true], [hidden]").toArray(), (el) => !holdsPage(el));
+  // A modal library may set aria-hidden on the whole app root while its dialog is open: keep the page then. A hidden
+  // block that states prices is the other pane of a monthly/annual switch: in the markup, so read
+  // (docs/real-pages.md#a-period-switch-is-not-a-price-change).
+  const statesPrice = index.textMatches(MONEY_RE);
+  removeEach(
+    index,
+    removed,
+    $("[aria-hidden=true], [hidden]").toArray(),
+    (el) => !holdsPage(el) && !statesPrice(el),
+  );
   const privacyText = index.textMatches(PRIVACY_TEXT_RE);
   removeEach(index, removed, $("[id], [class]").toArray(), (el) => {
     const names = classAndId(el);
@@ -407,7 +426,10 @@ export function stripBoilerplate($: CheerioAPI): void {
   const forms = $("form").toArray();
   if (forms.length === 0) return;
   const bodyLength = collapse(textContent($("body").get(0) ?? $.root().get(0)!)).length;
-  removeNodes(forms.filter((el) => collapse(textContent(el)).length <= bodyLength * 0.5));
+  // A form that states prices is a plan chooser (prices inside its buttons), not a newsletter box.
+  removeNodes(
+    forms.filter((el) => collapse(textContent(el)).length <= bodyLength * 0.5 && !MONEY_RE.test(textContent(el))),
+  );
 }
 
 /** Adds to `removed` each of `elements` (in document order) that `remove` picks, skipping those already inside one. */

@@ -36,10 +36,20 @@ export function priceRowLabel(label: string): boolean {
   );
 }
 
+/** Words that describe a price rather than name what it is for: "/ Monthly Price USD per User". */
+const PRICE_LABEL_WORDS_RE =
+  /\b(?:per|a|an|each|user|users|seat|seats|member|members|month|months|monthly|mo|year|years|yearly|annually|annual|yr|billed|billing|paid|pay|price|prices|pricing|cost|costs|fee|fees|rate|usd|eur|gbp|chf|excl|incl|vat|tax|net|gross|only|from|starting|at|total|or|and|the|in|of)\b\.?/gi;
+
+/** Nothing but price-describing words and symbols: not a name. */
+function onlyPriceWords(name: string): boolean {
+  return name.replace(PRICE_LABEL_WORDS_RE, " ").replace(/[^\p{L}\p{N}]+/gu, "").length === 0;
+}
+
 /** A text that can name a priced record. */
 export function plausibleName(name: string): boolean {
   return (
     name.length > 0 &&
+    !onlyPriceWords(name) &&
     name.length <= 50 &&
     name.split(" ").length <= 6 &&
     /\p{L}/u.test(name) &&
