@@ -81,10 +81,13 @@ export function isStruck(el: Element): boolean {
   );
 }
 
-/** The element or one of its two nearest ancestors is classed as a price. */
+/** A text that starts with its number (or "from", "only" before it). */
+const BARE_LEAD_RE = /^\s*(?:(?:from|only|just|starting\s+(?:at|from)|ab|dès|desde|a\s+partir\s+de)\s+)?\d/i;
+
+/** The element or its parent is classed as a price (`<span class="amount">49</span>`). */
 function priceClassed(el: Element): boolean {
   let current: AnyNode | null = el;
-  for (let depth = 0; depth < 3 && current && isElement(current); depth++, current = current.parent) {
+  for (let depth = 0; depth < 2 && current && isElement(current); depth++, current = current.parent) {
     if (PRICE_CLASS_RE.test(current.attribs.class ?? "") || PRICE_CLASS_RE.test(current.attribs.id ?? "")) return true;
   }
   return false;
@@ -200,7 +203,9 @@ export function findMarks(index: ElementIndex): PriceMark[] {
       let prices = DISCOUNT_RE.test(text)
         ? []
         : statedPrices(text).filter((p) => p.amount !== null && p.currency !== null);
-      if (prices.length === 0 && !DISCOUNT_RE.test(text) && priceClassed(el)) {
+      // A bare number is a price only in an element classed as one, and only when it leads ("49 / mo", "from 49"):
+      // "Active products 1" in a priced column is a count.
+      if (prices.length === 0 && !DISCOUNT_RE.test(text) && BARE_LEAD_RE.test(text) && priceClassed(el)) {
         const bare = parsePrice(text, { bareNumber: true });
         if (bare && bare.amount !== null) prices = [bare];
       }
