@@ -162,10 +162,11 @@ export function iterable(value: Value): Value[] | null {
 
 /**
  * Names of a visitor's own state (signed in, subscribed, on a team). A server-rendered page seen from outside shows
- * the anonymous visitor's branch, so a condition on them is false when the template cannot know it.
+ * the anonymous visitor's branch, so a condition on them is false when the template cannot know it. `messages` and
+ * `flashes` are the one-time notices of the visitor's session (Django's messages framework, Flask's flashed messages).
  */
 export const VISITOR_STATE_RE =
-  /\b(?:user|users|current_user|request|session|logged_in|is_authenticated|authenticated|signed_in|sub|subscription|profile|account|team|project|customer|member|is_owner|is_admin|owner|admin|debug|billing|realm|plan_id|current_plan)\b/i;
+  /\b(?:user|users|current_user|request|session|logged_in|is_authenticated|authenticated|signed_in|sub|subscription|profile|account|team|project|customer|member|is_owner|is_admin|owner|admin|debug|billing|realm|plan_id|current_plan|messages|flashes)\b/i;
 
 /** Filters every dialect understands the same way; unknown filters pass the value through. */
 export function applyFilter(name: string, value: Value, args: Value[]): Value {
