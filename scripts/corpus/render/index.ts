@@ -8,6 +8,7 @@
 import path from "node:path";
 import type { RepoAtCommit } from "../repo.js";
 import { renderBrace, type BraceDialect, type TemplateSource } from "./brace.js";
+import { renderGo } from "./go.js";
 import { dataTree, escapeHtml, markdownToHtml, siteConfig, splitFrontMatter, textOf, type Value } from "./values.js";
 
 export type Dialect = BraceDialect | "markdown" | "jekyll" | "hugo" | "go" | "erb" | "php" | "html";
@@ -61,6 +62,8 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
       return renderMarkdownPage(source, context);
     case "jekyll":
       return renderJekyll(repo, file, source, context);
+    case "go":
+      return wrap(renderGo({ path: file, source }, { load: loader(repo, roots), data: { ...context } }), null);
     default:
       throw new Error(`${file}: the ${dialect} dialect is not read yet (scripts/corpus/render/${dialect}.ts)`);
   }
