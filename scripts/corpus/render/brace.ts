@@ -180,7 +180,7 @@ class Context implements Scope {
     private readonly renderer: Renderer,
   ) {
     this.liquid = options.dialect === "liquid";
-    this.frames = [globals];
+    this.frames = [{ ...globals }];
   }
 
   lookup(name: string): Value {
@@ -208,6 +208,15 @@ class Context implements Scope {
 
   set(name: string, value: Value): void {
     this.frames[this.frames.length - 1]![name] = value;
+  }
+
+  /**
+   * A variable an `assign`/`set`/`capture` tag defines. Liquid keeps them in the template's outermost scope, so one
+   * assigned inside a `for` loop or an included file is still set after it (Jinja's and Django's stay in their block).
+   */
+  assign(name: string, value: Value): void {
+    if (this.liquid) this.frames[0]![name] = value;
+    else this.set(name, value);
   }
 
   push(values: Record<string, Value> = {}): void {
@@ -345,7 +354,7 @@ class Renderer {
       case "set":
       case "assign": {
         const match = /^\s*([\w.]+)\s*=\s*([\s\S]*)$/.exec(args);
-        if (match) context.set(match[1]!, parseExpr(match[2]!)(context));
+        if (match) context.assign(match[1]!, parseExpr(match[2]!)(context));
         return "";
       }
       case "increment":
@@ -489,7 +498,7 @@ class Renderer {
       case "capture":
       case "set": {
         const target = args.trim().split(/\s+/)[0] ?? "";
-        context.set(target, this.renderNodes(node.body, context, template));
+        context.assign(target, this.renderNodes(node.body, context, template));
         return "";
       }
       case "macro": {

@@ -9,7 +9,18 @@ import path from "node:path";
 import type { RepoAtCommit } from "../repo.js";
 import { renderBrace, type BraceDialect, type TemplateSource } from "./brace.js";
 import { renderGo } from "./go.js";
-import { dataTree, escapeHtml, markdownToHtml, siteConfig, splitFrontMatter, textOf, type Value } from "./values.js";
+import {
+  dataTree,
+  escapeHtml,
+  kramdownToHtml,
+  markdownToHtml,
+  member,
+  siteConfig,
+  splitFrontMatter,
+  textOf,
+  truthy,
+  type Value,
+} from "./values.js";
 
 export type Dialect = BraceDialect | "markdown" | "jekyll" | "hugo" | "go" | "erb" | "php" | "html";
 
@@ -123,7 +134,9 @@ function renderJekyll(repo: RepoAtCommit, file: string, source: string, context:
   const globals = { ...context, site, page: { ...page, url: `/${file.replace(/\.(md|markdown|html)$/, "")}` } };
   const options = { dialect: "liquid" as const, load: loader(repo, roots), globals, serverRendered: false };
   let content = renderBrace({ path: file, source: body }, options);
-  if (/\.(md|markdown|mkd)$/i.test(file)) content = markdownToHtml(content);
+  if (/\.(md|markdown|mkd)$/i.test(file)) {
+    content = kramdownToHtml(content, truthy(member(member(config, "kramdown"), "parse_block_html")));
+  }
   let layoutName = textOf(page.layout);
   for (let depth = 0; layoutName && layoutName !== "none" && layoutName !== "null" && depth < 10; depth++) {
     const found = repo.resolve(`${layoutName}.html`, ["_layouts"]) ?? repo.resolve(layoutName, ["_layouts"]);
