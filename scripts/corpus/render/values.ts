@@ -151,8 +151,8 @@ export function dataTree(repo: RepoAtCommit, dir: string): Record<string, Value>
 }
 
 /** The site configuration (`_config.yml`, `config.toml`, `hugo.toml`, …), or {}. */
-export function siteConfig(repo: RepoAtCommit): Record<string, Value> {
-  for (const file of [
+export function siteConfig(repo: RepoAtCommit, root = ""): Record<string, Value> {
+  for (const name of [
     "_config.yml",
     "_config.yaml",
     "config.toml",
@@ -161,6 +161,7 @@ export function siteConfig(repo: RepoAtCommit): Record<string, Value> {
     "config.yml",
     "hugo.yaml",
   ]) {
+    const file = root ? `${root}/${name}` : name;
     const text = repo.read(file);
     if (text !== null) return parseStructured(text, file.endsWith(".toml") ? "toml" : "yaml");
   }
