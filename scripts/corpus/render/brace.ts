@@ -180,7 +180,7 @@ class Context implements Scope {
     private readonly renderer: Renderer,
   ) {
     this.liquid = options.dialect === "liquid";
-    this.frames = [globals];
+    this.frames = [{ ...globals }];
   }
 
   lookup(name: string): Value {

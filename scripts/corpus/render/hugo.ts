@@ -537,7 +537,13 @@ function builtin(name: string, ctx: Ctx): ((...a: Value[]) => Value) | null {
     case "len":
       return (a) => {
         const v = plain(a);
-        return typeof v === "string" ? v.length : Array.isArray(v) ? v.length : v && typeof v === "object" ? Object.keys(v).length : 0;
+        return typeof v === "string"
+          ? v.length
+          : Array.isArray(v)
+            ? v.length
+            : v && typeof v === "object"
+              ? Object.keys(v).length
+              : 0;
       };
     case "index":
     case "collections.Index":
@@ -601,7 +607,10 @@ function builtin(name: string, ctx: Ctx): ((...a: Value[]) => Value) | null {
       };
     case "default":
       return (fallback, value) =>
-        value === undefined || value === null || value === "" || value === false ||
+        value === undefined ||
+        value === null ||
+        value === "" ||
+        value === false ||
         (Array.isArray(value) && value.length === 0)
           ? fallback
           : value;
@@ -652,11 +661,15 @@ function builtin(name: string, ctx: Ctx): ((...a: Value[]) => Value) | null {
     case "collections.Sort":
       return (coll, key, order) => {
         const items = [...list(coll)];
-        const by = (x: Value) => (key === undefined || str(key) === "value" ? x : resolveFields(x, str(key).replace(/^\./, "").split("."), null));
+        const by = (x: Value) =>
+          key === undefined || str(key) === "value"
+            ? x
+            : resolveFields(x, str(key).replace(/^\./, "").split("."), null);
         items.sort((a, b) => {
           const x = plain(by(a));
           const y = plain(by(b));
-          const c = typeof x === "number" && typeof y === "number" ? x - y : str(x) < str(y) ? -1 : str(x) > str(y) ? 1 : 0;
+          const c =
+            typeof x === "number" && typeof y === "number" ? x - y : str(x) < str(y) ? -1 : str(x) > str(y) ? 1 : 0;
           return str(order).toLowerCase() === "desc" ? -c : c;
         });
         return items;
@@ -699,7 +712,10 @@ function builtin(name: string, ctx: Ctx): ((...a: Value[]) => Value) | null {
       return () => [];
     case "add":
     case "math.Add":
-      return (...a) => (a.some((x) => typeof plain(x) === "string" && !/^-?\d/.test(str(x))) ? a.map(str).join("") : a.reduce<number>((s, x) => s + num(x), 0));
+      return (...a) =>
+        a.some((x) => typeof plain(x) === "string" && !/^-?\d/.test(str(x)))
+          ? a.map(str).join("")
+          : a.reduce<number>((s, x) => s + num(x), 0);
     case "sub":
     case "math.Sub":
       return (a, ...b) => b.reduce<number>((s, x) => s - num(x), num(a));
@@ -980,38 +996,41 @@ function builtin(name: string, ctx: Ctx): ((...a: Value[]) => Value) | null {
 
 function sprintf(format: string, args: Value[]): string {
   let i = 0;
-  return format.replace(/%([-+ #0]*)(\d*)(?:\.(\d+))?([vsdqfgtxXeT%])/g, (m, flags: string, width: string, prec: string | undefined, verb: string) => {
-    if (verb === "%") return "%";
-    const a = plain(args[i++]);
-    let out: string;
-    switch (verb) {
-      case "d":
-        out = String(Math.trunc(num(a)));
-        break;
-      case "f":
-      case "e":
-      case "g":
-        out = prec !== undefined ? num(a).toFixed(Number(prec)) : verb === "f" ? num(a).toFixed(6) : String(num(a));
-        break;
-      case "q":
-        out = JSON.stringify(str(a));
-        break;
-      case "x":
-        out = typeof a === "number" ? a.toString(16) : Buffer.from(str(a)).toString("hex");
-        break;
-      case "X":
-        out = (typeof a === "number" ? a.toString(16) : Buffer.from(str(a)).toString("hex")).toUpperCase();
-        break;
-      case "t":
-        out = goTruthy(a) ? "true" : "false";
-        break;
-      default:
-        out = show(a);
-    }
-    const w = Number(width || 0);
-    if (out.length < w) out = flags.includes("-") ? out.padEnd(w) : out.padStart(w, flags.includes("0") ? "0" : " ");
-    return out;
-  });
+  return format.replace(
+    /%([-+ #0]*)(\d*)(?:\.(\d+))?([vsdqfgtxXeT%])/g,
+    (m, flags: string, width: string, prec: string | undefined, verb: string) => {
+      if (verb === "%") return "%";
+      const a = plain(args[i++]);
+      let out: string;
+      switch (verb) {
+        case "d":
+          out = String(Math.trunc(num(a)));
+          break;
+        case "f":
+        case "e":
+        case "g":
+          out = prec !== undefined ? num(a).toFixed(Number(prec)) : verb === "f" ? num(a).toFixed(6) : String(num(a));
+          break;
+        case "q":
+          out = JSON.stringify(str(a));
+          break;
+        case "x":
+          out = typeof a === "number" ? a.toString(16) : Buffer.from(str(a)).toString("hex");
+          break;
+        case "X":
+          out = (typeof a === "number" ? a.toString(16) : Buffer.from(str(a)).toString("hex")).toUpperCase();
+          break;
+        case "t":
+          out = goTruthy(a) ? "true" : "false";
+          break;
+        default:
+          out = show(a);
+      }
+      const w = Number(width || 0);
+      if (out.length < w) out = flags.includes("-") ? out.padEnd(w) : out.padStart(w, flags.includes("0") ? "0" : " ");
+      return out;
+    },
+  );
 }
 
 function timeValue(d: Date): Record<string, Value> {
@@ -1028,7 +1047,20 @@ function timeValue(d: Date): Record<string, Value> {
 
 function formatDate(layout: string, d: Date): string {
   if (Number.isNaN(d.getTime())) return "";
-  const months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+  const months = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+  ];
   const days = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
   const pad = (n: number) => String(n).padStart(2, "0");
   return layout.replace(/2006|January|Jan|Monday|Mon|01|02|15|03|04|05|_2|1|2|06/g, (t) => {
@@ -1078,7 +1110,13 @@ function scratch(): Record<string, Value> {
     Get: (k: Value) => store[str(k)],
     Add: (k: Value, v: Value) => {
       const cur = store[str(k)];
-      store[str(k)] = Array.isArray(cur) ? [...cur, ...(Array.isArray(v) ? v : [v])] : cur === undefined ? v : typeof cur === "number" ? cur + num(v) : str(cur) + str(v);
+      store[str(k)] = Array.isArray(cur)
+        ? [...cur, ...(Array.isArray(v) ? v : [v])]
+        : cur === undefined
+          ? v
+          : typeof cur === "number"
+            ? cur + num(v)
+            : str(cur) + str(v);
       return "";
     },
     SetInMap: (k: Value, key: Value, v: Value) => {
@@ -1088,7 +1126,11 @@ function scratch(): Record<string, Value> {
     },
     GetSortedMapValues: (k: Value) => {
       const m = store[str(k)] as Record<string, Value> | undefined;
-      return m ? Object.keys(m).sort().map((key) => m[key]) : [];
+      return m
+        ? Object.keys(m)
+            .sort()
+            .map((key) => m[key])
+        : [];
     },
     Delete: (k: Value) => {
       delete store[str(k)];
@@ -1143,8 +1185,12 @@ function execute(nodes: GoNode[], ctx: Ctx): string {
         const v = plain(value);
         let entries: [Value, Value][] = [];
         if (Array.isArray(v)) entries = v.map((x, i) => [i, x]);
-        else if (typeof v === "number" && Number.isInteger(v) && v > 0) entries = Array.from({ length: Math.min(v, 10000) }, (_, i) => [i, i]);
-        else if (v && typeof v === "object") entries = Object.keys(v).sort().map((k) => [k, (v as Record<string, Value>)[k]]);
+        else if (typeof v === "number" && Number.isInteger(v) && v > 0)
+          entries = Array.from({ length: Math.min(v, 10000) }, (_, i) => [i, i]);
+        else if (v && typeof v === "object")
+          entries = Object.keys(v)
+            .sort()
+            .map((k) => [k, (v as Record<string, Value>)[k]]);
         if (entries.length === 0) {
           out += execute(node.els, ctx);
           break;
@@ -1235,7 +1281,9 @@ function renderPartial(site: HugoSite, name: string, context: Value): Value {
   site.depth++;
   try {
     const nodes = parsed(site, file);
-    return new SafeHtml(execute(nodes, { site, dot: context, root: context, vars: { values: new Map(), parent: null } }));
+    return new SafeHtml(
+      execute(nodes, { site, dot: context, root: context, vars: { values: new Map(), parent: null } }),
+    );
   } catch (signal) {
     if (signal instanceof ReturnSignal) return signal.value;
     if (signal instanceof LoopSignal) return new SafeHtml("");
@@ -1256,7 +1304,8 @@ function findLayout(site: HugoSite, name: string): string | null {
 // ---------------------------------------------------------------------------------------------------------------
 // Shortcodes in content
 
-const SHORTCODE_RE = /\{\{([<%])\s*(\/?)\s*([\w./-]+)((?:\s+(?:[\w-]+\s*=\s*)?(?:"(?:\\.|[^"])*"|`[^`]*`|[^\s"`>%]+))*)\s*(\/?)\s*[>%]\}\}/g;
+const SHORTCODE_RE =
+  /\{\{([<%])\s*(\/?)\s*([\w./-]+)((?:\s+(?:[\w-]+\s*=\s*)?(?:"(?:\\.|[^"])*"|`[^`]*`|[^\s"`>%]+))*)\s*(\/?)\s*[>%]\}\}/g;
 
 function shortcodeArgs(text: string): { positional: string[]; named: Record<string, string> } {
   const positional: string[] = [];
@@ -1264,7 +1313,11 @@ function shortcodeArgs(text: string): { positional: string[]; named: Record<stri
   const re = /(?:([\w-]+)\s*=\s*)?("(?:\\.|[^"])*"|`[^`]*`|[^\s"`]+)/g;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const raw = m[2]!;
-    const value = raw.startsWith('"') ? raw.slice(1, -1).replace(/\\(.)/g, "$1") : raw.startsWith("`") ? raw.slice(1, -1) : raw;
+    const value = raw.startsWith('"')
+      ? raw.slice(1, -1).replace(/\\(.)/g, "$1")
+      : raw.startsWith("`")
+        ? raw.slice(1, -1)
+        : raw;
     if (m[1]) named[m[1]] = value;
     else positional.push(value);
   }
@@ -1273,11 +1326,27 @@ function shortcodeArgs(text: string): { positional: string[]; named: Record<stri
 
 /** Replaces shortcodes in a page's body: `{{< >}}` output is HTML kept aside from Markdown, `{{% %}}` is Markdown. */
 function expandShortcodes(site: HugoSite, body: string, page: Record<string, Value>, kept: string[]): string {
-  type Token = { index: number; end: number; kind: string; closing: boolean; name: string; args: string; selfClosing: boolean };
+  type Token = {
+    index: number;
+    end: number;
+    kind: string;
+    closing: boolean;
+    name: string;
+    args: string;
+    selfClosing: boolean;
+  };
   const tokens: Token[] = [];
   SHORTCODE_RE.lastIndex = 0;
   for (let m = SHORTCODE_RE.exec(body); m; m = SHORTCODE_RE.exec(body)) {
-    tokens.push({ index: m.index, end: SHORTCODE_RE.lastIndex, kind: m[1]!, closing: m[2] === "/", name: m[3]!, args: m[4] ?? "", selfClosing: m[5] === "/" });
+    tokens.push({
+      index: m.index,
+      end: SHORTCODE_RE.lastIndex,
+      kind: m[1]!,
+      closing: m[2] === "/",
+      name: m[3]!,
+      args: m[4] ?? "",
+      selfClosing: m[5] === "/",
+    });
   }
   if (tokens.length === 0) return body;
   let out = "";
@@ -1301,7 +1370,14 @@ function expandShortcodes(site: HugoSite, body: string, page: Record<string, Val
       }
     }
     const inner = closeAt === -1 ? "" : body.slice(t.end, tokens[closeAt]!.index);
-    const rendered = renderShortcode(site, t.name, t.args, expandShortcodes(site, inner, page, kept), page, t.kind === "%");
+    const rendered = renderShortcode(
+      site,
+      t.name,
+      t.args,
+      expandShortcodes(site, inner, page, kept),
+      page,
+      t.kind === "%",
+    );
     if (t.kind === "%") out += rendered;
     else {
       kept.push(rendered);
@@ -1315,13 +1391,23 @@ function expandShortcodes(site: HugoSite, body: string, page: Record<string, Val
   return out + body.slice(at);
 }
 
-function renderShortcode(site: HugoSite, name: string, args: string, inner: string, page: Record<string, Value>, markdownInner: boolean): string {
+function renderShortcode(
+  site: HugoSite,
+  name: string,
+  args: string,
+  inner: string,
+  page: Record<string, Value>,
+  markdownInner: boolean,
+): string {
   const file = findLayout(site, `shortcodes/${name}.html`) ?? findLayout(site, `shortcodes/${name}`);
   if (!file) return "";
   const { positional, named } = shortcodeArgs(args);
   const isNamed = Object.keys(named).length > 0;
   const context: Record<string, Value> = {
-    Get: (key: Value) => (typeof key === "number" ? positional[key] : (named[str(key)] ?? (/^\d+$/.test(str(key)) ? positional[Number(key)] : undefined))),
+    Get: (key: Value) =>
+      typeof key === "number"
+        ? positional[key]
+        : (named[str(key)] ?? (/^\d+$/.test(str(key)) ? positional[Number(key)] : undefined)),
     Inner: new SafeHtml(inner),
     InnerDeindent: new SafeHtml(inner),
     Params: isNamed ? named : positional,
@@ -1341,7 +1427,21 @@ function renderShortcode(site: HugoSite, name: string, args: string, inner: stri
 // The page
 
 function siteConfiguration(repo: RepoAtCommit): Record<string, Value> {
-  for (const file of ["hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml", "config.yaml", "config.yml", "config.json", "config/_default/hugo.toml", "config/_default/config.toml", "config/_default/hugo.yaml", "config/_default/config.yaml", "config/_default/config.yml"]) {
+  for (const file of [
+    "hugo.toml",
+    "hugo.yaml",
+    "hugo.yml",
+    "hugo.json",
+    "config.toml",
+    "config.yaml",
+    "config.yml",
+    "config.json",
+    "config/_default/hugo.toml",
+    "config/_default/config.toml",
+    "config/_default/hugo.yaml",
+    "config/_default/config.yaml",
+    "config/_default/config.yml",
+  ]) {
     const text = repo.read(file);
     if (text === null) continue;
     const config = parseStructured(text, file.endsWith(".toml") ? "toml" : file.endsWith(".json") ? "json" : "yaml");
@@ -1408,12 +1508,16 @@ function menus(config: Record<string, Value>): Record<string, Value> {
 /** A Hugo content page (Markdown or HTML under content/) rendered with its single-page layout. */
 export function renderHugo(repo: RepoAtCommit, file: string, context: Record<string, Value>): string {
   const config = siteConfiguration(repo);
-  const themes = ([] as Value[]).concat(config.theme ?? []).map(textOf).filter(Boolean);
+  const themes = ([] as Value[])
+    .concat(config.theme ?? [])
+    .map(textOf)
+    .filter(Boolean);
   const layoutDirs = ["layouts", ...themes.map((t) => `themes/${t}/layouts`)];
   const data = dataTree(repo, "data");
   for (const theme of [...themes].reverse()) {
     const themeData = dataTree(repo, `themes/${theme}/data`);
-    for (const key of Object.keys(themeData)) if (!(key in data)) Object.defineProperty(data, key, Object.getOwnPropertyDescriptor(themeData, key)!);
+    for (const key of Object.keys(themeData))
+      if (!(key in data)) Object.defineProperty(data, key, Object.getOwnPropertyDescriptor(themeData, key)!);
   }
   const language = textOf(config.defaultContentLanguage ?? config.languageCode ?? "en").slice(0, 2) || "en";
   const i18n: Record<string, Value> = {};
@@ -1422,7 +1526,8 @@ export function renderHugo(repo: RepoAtCommit, file: string, context: Record<str
       const text = repo.read(`${dir}/${language}.${ext}`);
       if (text === null) continue;
       const parsedI18n = parseStructured(text, ext === "toml" ? "toml" : ext === "json" ? "json" : "yaml");
-      if (Array.isArray(parsedI18n)) for (const e of parsedI18n as Record<string, Value>[]) i18n[textOf(e.id)] = e.translation;
+      if (Array.isArray(parsedI18n))
+        for (const e of parsedI18n as Record<string, Value>[]) i18n[textOf(e.id)] = e.translation;
       else Object.assign(i18n, parsedI18n);
     }
   }
@@ -1488,7 +1593,13 @@ export function renderHugo(repo: RepoAtCommit, file: string, context: Record<str
     Site: site,
     Lang: language,
     Language: site.Language,
-    File: { Path: relative, LogicalName: path.posix.basename(relative), BaseFileName: path.posix.basename(relative).replace(/\.[^.]+$/, ""), Dir: path.posix.dirname(relative) + "/", Ext: path.posix.extname(relative).slice(1) },
+    File: {
+      Path: relative,
+      LogicalName: path.posix.basename(relative),
+      BaseFileName: path.posix.basename(relative).replace(/\.[^.]+$/, ""),
+      Dir: path.posix.dirname(relative) + "/",
+      Ext: path.posix.extname(relative).slice(1),
+    },
     Resources: { Get: () => undefined, GetMatch: () => undefined, Match: () => [], ByType: () => [] },
     Pages: [],
     RegularPages: [],
@@ -1519,7 +1630,12 @@ export function renderHugo(repo: RepoAtCommit, file: string, context: Record<str
   let content = /\.(md|markdown|mkd)$/i.test(file) ? markdownToHtml(expanded) : expanded;
   content = content.replace(/(?:<p>)?HUGOSHORTCODE(\d+)END(?:<\/p>)?/g, (m, i: string) => kept[Number(i)] ?? "");
   page.Content = new SafeHtml(content);
-  page.Summary = new SafeHtml(content.split(/<!--more-->/)[0]!.replace(/<[^>]*>/g, "").slice(0, 300));
+  page.Summary = new SafeHtml(
+    content
+      .split(/<!--more-->/)[0]!
+      .replace(/<[^>]*>/g, "")
+      .slice(0, 300),
+  );
   page.Plain = content.replace(/<[^>]*>/g, "");
 
   // The single-page layout: type/layout, type/single, _default/layout, _default/single.
@@ -1542,11 +1658,14 @@ export function renderHugo(repo: RepoAtCommit, file: string, context: Record<str
     const base = findLayout(hugo, `${type}/baseof.html`) ?? findLayout(hugo, "_default/baseof.html");
     if (base) {
       const baseNodes = parsed(hugo, base);
-      for (const node of baseNodes) if (node.t === "define" && !hugo.defines.has(node.name)) hugo.defines.set(node.name, node.body);
+      for (const node of baseNodes)
+        if (node.t === "define" && !hugo.defines.has(node.name)) hugo.defines.set(node.name, node.body);
       return runTemplate(hugo, base, page);
     }
     const main = hugo.defines.get("main");
-    return main ? execute(main, { site: hugo, dot: page, root: page, vars: { values: new Map(), parent: null } }) : content;
+    return main
+      ? execute(main, { site: hugo, dot: page, root: page, vars: { values: new Map(), parent: null } })
+      : content;
   }
   return runTemplate(hugo, template, page);
 }

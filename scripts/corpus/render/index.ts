@@ -8,8 +8,20 @@
 import path from "node:path";
 import type { RepoAtCommit } from "../repo.js";
 import { renderBrace, type BraceDialect, type TemplateSource } from "./brace.js";
+import { renderGo } from "./go.js";
 import { renderHugo } from "./hugo.js";
-import { dataTree, escapeHtml, markdownToHtml, siteConfig, splitFrontMatter, textOf, type Value } from "./values.js";
+import {
+  dataTree,
+  escapeHtml,
+  kramdownToHtml,
+  markdownToHtml,
+  member,
+  siteConfig,
+  splitFrontMatter,
+  textOf,
+  truthy,
+  type Value,
+} from "./values.js";
 
 export type Dialect = BraceDialect | "markdown" | "jekyll" | "hugo" | "go" | "erb" | "php" | "html";
 
@@ -24,23 +36,46 @@ export interface RenderOptions {
 
 const DEFAULT_ROOTS = ["templates", "_includes", "_layouts", "layouts", "partials", "includes", "views"];
 
+/**
+ * The Jekyll site a page belongs to: the nearest directory above it holding `_config.yml` (the repository's root, or
+ * a `docs/` or `src/` source directory). Null when there is none.
+ */
+export function jekyllRoot(repo: RepoAtCommit, file: string): string | null {
+  let dir = path.posix.dirname(file);
+  for (;;) {
+    const base = dir === "." ? "" : dir;
+    const prefix = base ? `${base}/` : "";
+    if (repo.exists(`${prefix}_config.yml`) || repo.exists(`${prefix}_config.yaml`)) return base;
+    if (!base) return null;
+    dir = path.posix.dirname(base);
+  }
+}
+
 /** The dialect of a page from its extension and markers. */
 export function detectDialect(repo: RepoAtCommit, file: string, source: string): Dialect {
   const ext = path.posix.extname(file).toLowerCase();
-  const jekyll = repo.exists("_config.yml") || repo.exists("_config.yaml");
-  const hugoConfig = ["hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml", "config.yaml", "config.yml"].some(
-    (f) => repo.exists(f),
-  );
+  const jekyll = jekyllRoot(repo, file) !== null;
+  const hugoConfig = [
+    "hugo.toml",
+    "hugo.yaml",
+    "hugo.yml",
+    "hugo.json",
+    "config.toml",
+    "config.yaml",
+    "config.yml",
+  ].some((f) => repo.exists(f));
   const hugo =
     !jekyll &&
     (repo.exists("config.toml") ||
       repo.exists("hugo.toml") ||
-      repo.files().some(
-        (f) =>
-          f.startsWith("layouts/_default/") ||
-          /^themes\/[^/]+\/layouts\//.test(f) ||
-          (hugoConfig && f.startsWith("layouts/")),
-      ));
+      repo
+        .files()
+        .some(
+          (f) =>
+            f.startsWith("layouts/_default/") ||
+            /^themes\/[^/]+\/layouts\//.test(f) ||
+            (hugoConfig && f.startsWith("layouts/")),
+        ));
   if ([".md", ".markdown", ".mdx", ".mkd", ".markerb"].includes(ext))
     return jekyll ? "jekyll" : hugo && file.startsWith("content/") ? "hugo" : "markdown";
   if (ext === ".erb" || ext === ".eex" || ext === ".heex" || ext === ".leex") return "erb";
@@ -72,6 +107,8 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
       return renderJekyll(repo, file, source, context);
     case "hugo":
       return wrap(renderHugo(repo, file, context), null);
+    case "go":
+      return wrap(renderGo({ path: file, source }, { load: loader(repo, roots), data: { ...context } }), null);
     default:
       throw new Error(`${file}: the ${dialect} dialect is not read yet (scripts/corpus/render/${dialect}.ts)`);
   }
@@ -126,17 +163,29 @@ function renderMarkdownPage(source: string, context: Record<string, Value>): str
  * its layout chain (`layout:` in front matter, `{{ content }}` where the layout places it).
  */
 function renderJekyll(repo: RepoAtCommit, file: string, source: string, context: Record<string, Value>): string {
-  const config = siteConfig(repo);
-  const site: Record<string, Value> = { ...config, data: dataTree(repo, "_data") };
-  const roots = ["_includes", "_layouts"];
+  const configRoot = jekyllRoot(repo, file) ?? "";
+  const config = siteConfig(repo, configRoot);
+  // `source:` in the configuration moves the site's files (pages, _data, _layouts, _includes) to that directory.
+  const sourceDir = textOf(config.source).replace(/^\.?\/+|\/+$/g, "");
+  const sourceRoot = sourceDir && sourceDir !== "." ? path.posix.join(configRoot, sourceDir) : configRoot;
+  const root = file.startsWith(`${sourceRoot}/`) ? sourceRoot : configRoot;
+  const prefix = root ? `${root}/` : "";
+  const site: Record<string, Value> = { ...config, data: dataTree(repo, `${prefix}_data`) };
+  const roots = [`${prefix}_includes`, `${prefix}_layouts`, "_includes", "_layouts"];
   const { data: page, body } = splitFrontMatter(source);
-  const globals = { ...context, site, page: { ...page, url: `/${file.replace(/\.(md|markdown|html)$/, "")}` } };
+  const url = `/${file.slice(prefix.length).replace(/\.(md|markdown|html)$/, "")}`;
+  const globals = { ...context, site, page: { ...page, url } };
   const options = { dialect: "liquid" as const, load: loader(repo, roots), globals, serverRendered: false };
   let content = renderBrace({ path: file, source: body }, options);
-  if (/\.(md|markdown|mkd)$/i.test(file)) content = markdownToHtml(content);
+  if (/\.(md|markdown|mkd)$/i.test(file)) {
+    content = kramdownToHtml(content, truthy(member(member(config, "kramdown"), "parse_block_html")));
+  }
   let layoutName = textOf(page.layout);
   for (let depth = 0; layoutName && layoutName !== "none" && layoutName !== "null" && depth < 10; depth++) {
-    const found = repo.resolve(`${layoutName}.html`, ["_layouts"]) ?? repo.resolve(layoutName, ["_layouts"]);
+    const found =
+      repo.resolve(`${prefix}_layouts/${layoutName}.html`) ??
+      repo.resolve(`${layoutName}.html`, ["_layouts"]) ??
+      repo.resolve(layoutName, ["_layouts"]);
     const layoutSource = found ? repo.read(found) : null;
     if (!found || layoutSource === null) break;
     const { data: layout, body: layoutBody } = splitFrontMatter(layoutSource);
@@ -168,7 +217,12 @@ export function mkdocsBlocks(source: string): string {
       if (/^\s*$/.test(lines[i + 1]!) && !(i + 2 < lines.length && /^(?: {4}|\t)/.test(lines[i + 2]!))) break;
       body.push(lines[++i]!.replace(/^(?: {4}|\t)/, ""));
     }
-    out.push("", ...(title ? [`<p><strong>${escapeHtml(title)}</strong></p>`, ""] : []), mkdocsBlocks(body.join("\n")), "");
+    out.push(
+      "",
+      ...(title ? [`<p><strong>${escapeHtml(title)}</strong></p>`, ""] : []),
+      mkdocsBlocks(body.join("\n")),
+      "",
+    );
   }
   return out.join("\n");
 }

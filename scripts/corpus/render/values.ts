@@ -16,6 +16,74 @@ export function markdownToHtml(source: string, inline = false): string {
   return inline ? markdown.renderInline(source) : markdown.render(source);
 }
 
+const KRAMDOWN_BLOCK_TAGS =
+  "address|article|aside|blockquote|body|center|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|" +
+  "form|h[1-6]|header|hgroup|hr|iframe|li|main|menu|nav|noscript|ol|p|pre|script|section|style|summary|table|" +
+  "tbody|td|tfoot|th|thead|tr|ul";
+const KRAMDOWN_BLOCK_START = new RegExp(`^ {0,3}<(${KRAMDOWN_BLOCK_TAGS})(?=[\\s/>])`, "i");
+
+/**
+ * Markdown as Jekyll's default engine, kramdown, reads it: a block-level HTML element that starts a line is raw HTML
+ * up to its matching closing tag, blank lines and indented lines inside it included (CommonMark would end the HTML
+ * block at the first blank line and read the indented lines after it as code). With `parse_block_html: true` in the
+ * site's kramdown settings the HTML's content is Markdown too, and the CommonMark reading is kept.
+ */
+export function kramdownToHtml(source: string, parseBlockHtml = false): string {
+  if (parseBlockHtml) return markdownToHtml(source);
+  const lines = source.split("\n");
+  const raw: string[] = [];
+  const out: string[] = [];
+  let fence: string | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const fenceMark = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (fence) {
+      if (fenceMark && fenceMark[1]!.startsWith(fence)) fence = null;
+      out.push(line);
+      continue;
+    }
+    if (fenceMark) {
+      fence = fenceMark[1]!;
+      out.push(line);
+      continue;
+    }
+    const start = KRAMDOWN_BLOCK_START.exec(line);
+    if (!start) {
+      out.push(line);
+      continue;
+    }
+    const tag = start[1]!.toLowerCase();
+    const end = closingLine(lines, i, tag);
+    if (end === -1) {
+      out.push(line);
+      continue;
+    }
+    raw.push(lines.slice(i, end + 1).join("\n"));
+    out.push("", `KRAMDOWNRAWHTML${raw.length - 1}END`, "");
+    i = end;
+  }
+  return markdownToHtml(out.join("\n")).replace(
+    /<p>KRAMDOWNRAWHTML(\d+)END<\/p>/g,
+    (_, n: string) => raw[Number(n)] ?? "",
+  );
+}
+
+/** The line where the element opened on line `from` closes (nested elements of the same name counted), or -1. */
+function closingLine(lines: string[], from: number, tag: string): number {
+  const voids = new Set(["hr"]);
+  const pattern = new RegExp(`<(/?)${tag}(?=[\\s/>])[^>]*?(/?)>`, "gi");
+  let depth = 0;
+  for (let k = from; k < lines.length; k++) {
+    for (const match of lines[k]!.matchAll(pattern)) {
+      if (match[1]) depth--;
+      else if (!match[2] && !voids.has(tag)) depth++;
+      if (depth <= 0) return k;
+    }
+    if (k === from && depth <= 0) return k;
+  }
+  return -1;
+}
+
 /** Front matter (`---` YAML or `+++` TOML) and the body after it. */
 export function splitFrontMatter(source: string): { data: Record<string, Value>; body: string } {
   const yaml = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(source);
@@ -83,8 +151,8 @@ export function dataTree(repo: RepoAtCommit, dir: string): Record<string, Value>
 }
 
 /** The site configuration (`_config.yml`, `config.toml`, `hugo.toml`, …), or {}. */
-export function siteConfig(repo: RepoAtCommit): Record<string, Value> {
-  for (const file of [
+export function siteConfig(repo: RepoAtCommit, root = ""): Record<string, Value> {
+  for (const name of [
     "_config.yml",
     "_config.yaml",
     "config.toml",
@@ -93,6 +161,7 @@ export function siteConfig(repo: RepoAtCommit): Record<string, Value> {
     "config.yml",
     "hugo.yaml",
   ]) {
+    const file = root ? `${root}/${name}` : name;
     const text = repo.read(file);
     if (text !== null) return parseStructured(text, file.endsWith(".toml") ? "toml" : "yaml");
   }
@@ -162,10 +231,11 @@ export function iterable(value: Value): Value[] | null {
 
 /**
  * Names of a visitor's own state (signed in, subscribed, on a team). A server-rendered page seen from outside shows
- * the anonymous visitor's branch, so a condition on them is false when the template cannot know it.
+ * the anonymous visitor's branch, so a condition on them is false when the template cannot know it. `messages` and
+ * `flashes` are the one-time notices of the visitor's session (Django's messages framework, Flask's flashed messages).
  */
 export const VISITOR_STATE_RE =
-  /\b(?:user|users|current_user|request|session|logged_in|is_authenticated|authenticated|signed_in|sub|subscription|profile|account|team|project|customer|member|is_owner|is_admin|owner|admin|debug|billing|realm|plan_id|current_plan)\b/i;
+  /\b(?:user|users|current_user|request|session|logged_in|is_authenticated|authenticated|signed_in|sub|subscription|profile|account|team|project|customer|member|is_owner|is_admin|owner|admin|debug|billing|realm|plan_id|current_plan|messages|flashes)\b/i;
 
 /** Filters every dialect understands the same way; unknown filters pass the value through. */
 export function applyFilter(name: string, value: Value, args: Value[]): Value {
@@ -199,6 +269,68 @@ export function applyFilter(name: string, value: Value, args: Value[]): Value {
       return textOf(args[0]) + textOf(value);
     case "replace":
       return textOf(value).split(textOf(args[0])).join(textOf(args[1]));
+    // Liquid's string and array filters
+    case "replace_first":
+      return textOf(value).replace(textOf(args[0]), () => textOf(args[1]));
+    case "remove":
+      return textOf(value).split(textOf(args[0])).join("");
+    case "remove_first":
+      return textOf(value).replace(textOf(args[0]), "");
+    case "split": {
+      const text = textOf(value);
+      const separator = textOf(args[0]);
+      // Ruby's String#split: a single space splits on runs of whitespace; trailing empty strings are dropped.
+      const parts = separator === " " ? text.trim().split(/\s+/) : text.split(separator);
+      while (parts.length > 0 && parts[parts.length - 1] === "") parts.pop();
+      return text === "" ? [] : parts;
+    }
+    case "lstrip":
+      return textOf(value).replace(/^\s+/, "");
+    case "rstrip":
+      return textOf(value).replace(/\s+$/, "");
+    case "strip_html":
+      return textOf(value).replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>|<!--[\s\S]*?-->|<[^>]*>/gi, "");
+    case "strip_newlines":
+      return textOf(value).replace(/\r?\n/g, "");
+    case "newline_to_br":
+      return textOf(value).replace(/\r?\n/g, "<br />\n");
+    case "truncate": {
+      const text = textOf(value);
+      const length = args.length > 0 ? Number(args[0]) : 50;
+      const ellipsis = args.length > 1 ? textOf(args[1]) : "...";
+      return text.length <= length ? text : text.slice(0, Math.max(0, length - ellipsis.length)) + ellipsis;
+    }
+    case "truncatewords": {
+      const words = textOf(value).split(/\s+/).filter(Boolean);
+      const count = args.length > 0 ? Math.max(1, Number(args[0])) : 15;
+      const ellipsis = args.length > 1 ? textOf(args[1]) : "...";
+      return words.length <= count ? words.join(" ") : words.slice(0, count).join(" ") + ellipsis;
+    }
+    case "escape":
+    case "xml_escape":
+      return escapeHtml(textOf(value)).replace(/'/g, "&#39;");
+    case "url_encode":
+      return encodeURIComponent(textOf(value)).replace(/%20/g, "+");
+    case "abs":
+      return Math.abs(Number(value));
+    case "ceil":
+      return Math.ceil(Number(value));
+    case "floor":
+      return Math.floor(Number(value));
+    case "modulo":
+      return Number(value) % Number(args[0]);
+    case "at_least":
+      return Math.max(Number(value), Number(args[0]));
+    case "at_most":
+      return Math.min(Number(value), Number(args[0]));
+    case "map":
+      return Array.isArray(value) ? value.map((item) => member(item, textOf(args[0]))) : value;
+    case "compact":
+      return Array.isArray(value) ? value.filter((item) => item !== null && item !== undefined) : value;
+    case "uniq":
+      return Array.isArray(value) ? [...new Set(value)] : value;
+    case "concat":
+      return Array.isArray(value) && Array.isArray(args[0]) ? [...value, ...args[0]] : value;
     case "first":
       return Array.isArray(value) ? value[0] : typeof value === "string" ? value[0] : undefined;
     case "last":
@@ -241,17 +373,16 @@ export function applyFilter(name: string, value: Value, args: Value[]): Value {
         : [...value].sort(compare);
     case "reverse":
       return Array.isArray(value) ? [...value].reverse() : value;
-    case "split":
-      return typeof value === "string" || typeof value === "number" ? textOf(value).split(textOf(args[0])) : value;
-    case "slice":
-      if (typeof value === "string") {
-        const from = Number(args[0]) || 0;
-        const start = from < 0 ? Math.max(0, value.length + from) : from;
-        return value.slice(start, start + (args.length > 1 ? Number(args[1]) : 1));
-      }
-      return Array.isArray(value)
-        ? value.slice(Number(args[0]) || 0, args.length > 1 ? (Number(args[0]) || 0) + Number(args[1]) : undefined)
-        : value;
+    case "slice": {
+      if (!Array.isArray(value) && typeof value !== "string") return value;
+      // Django: a Python slice, "a:b"
+      const python = typeof args[0] === "string" ? /^\s*(-?\d*)\s*:\s*(-?\d*)\s*$/.exec(args[0]) : null;
+      if (python) return value.slice(python[1] ? Number(python[1]) : 0, python[2] ? Number(python[2]) : undefined);
+      // Liquid: a start and a length (default 1)
+      const start = Number(args[0]) || 0;
+      const from = start < 0 ? Math.max(0, value.length + start) : start;
+      return value.slice(from, from + (args.length > 1 ? Number(args[1]) : 1));
+    }
     default:
       return value;
   }
