@@ -1397,7 +1397,7 @@ function renderShortcode(
   args: string,
   inner: string,
   page: Record<string, Value>,
-  markdownInner: boolean,
+  _markdownInner: boolean,
 ): string {
   const file = findLayout(site, `shortcodes/${name}.html`) ?? findLayout(site, `shortcodes/${name}`);
   if (!file) return "";
