@@ -79,7 +79,8 @@ function weakerOrigin(a: PricingPlan["origin"], b: PricingPlan["origin"]): Prici
 function planLabel(plan: Pick<PricingPlan, "name" | "kind" | "origin" | "context">): string {
   const { name } = plan;
   // A context price already named for a sentence (asNamed) drops its article after "its".
-  if (plan.origin === "context") return (name.startsWith('the price "') ? name : contextName(plan)).replace(/^the /, "");
+  if (plan.origin === "context")
+    return (name.startsWith('the price "') ? name : contextName(plan)).replace(/^the /, "");
   if (plan.kind === "addon") return /\badd-?on$/i.test(name) ? name : `${name} add-on`;
   if (plan.kind === "usage") return `${name} usage price`;
   return /\bplan$/i.test(name) ? name : `${name} plan`;

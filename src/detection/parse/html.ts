@@ -404,12 +404,7 @@ export function stripBoilerplate($: CheerioAPI): void {
   // block that states prices is the other pane of a monthly/annual switch: in the markup, so read
   // (docs/real-pages.md#a-period-switch-is-not-a-price-change).
   const statesPrice = index.textMatches(MONEY_RE);
-  removeEach(
-    index,
-    removed,
-    $("[aria-hidden=true], [hidden]").toArray(),
-    (el) => !holdsPage(el) && !statesPrice(el),
-  );
+  removeEach(index, removed, $("[aria-hidden=true], [hidden]").toArray(), (el) => !holdsPage(el) && !statesPrice(el));
   const privacyText = index.textMatches(PRIVACY_TEXT_RE);
   removeEach(index, removed, $("[id], [class]").toArray(), (el) => {
     const names = classAndId(el);
