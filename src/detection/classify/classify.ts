@@ -1093,8 +1093,12 @@ export function classify(diff: SnapshotDiff, context: ClassifyContext): EventDra
     .sort((a, b) => compare(a.key, b.key))
     .map((change) => pricingEvent(change, context))
     .filter((e): e is EventDraft => e !== null);
+  // A price read anew under another context, or given a name, is no event; only named plans renamed are.
   const renames = renameEvent(
-    changes.filter((change) => change.kind === "renamed" && change.after!.origin !== "context"),
+    changes.filter(
+      (change) =>
+        change.kind === "renamed" && change.after!.origin !== "context" && change.before!.origin !== "context",
+    ),
     context,
   );
   return [

@@ -145,30 +145,34 @@ function diffRecords<T extends { key: string }>(before: T[], after: T[], fields:
 }
 
 /**
- * A record removed and another added with the same prices (all of them, and the same kind) is one record renamed:
- * Free/Standard/Plus becoming Hobbyist/Business/Business Plus at the same prices is no free tier removed and three
- * plans added (docs/real-pages.md#renames-at-the-same-price). Paired in key order, one to one.
+ * A record removed and another added with the same prices (all of them) is one record renamed: Free/Standard/Plus
+ * becoming Hobbyist/Business/Business Plus at the same prices is no free tier removed and three plans added
+ * (docs/real-pages.md#renames-at-the-same-price). Two named records must also be of one kind; a price read by its
+ * context that reappears under another context or with a name of its own is the same price read anew. Paired in key
+ * order, one to one.
  */
 function pairRenames(changes: RecordChange<PricingPlan>[]): RecordChange<PricingPlan>[] {
   const added = changes.filter((change) => change.kind === "added");
   const renamed = new Map<RecordChange<PricingPlan>, RecordChange<PricingPlan>>();
+  const taken = new Set<RecordChange<PricingPlan>>();
   for (const removal of changes) {
     if (removal.kind !== "removed") continue;
     const before = removal.before!;
-    const match = added.find(
-      (addition) =>
-        ![...renamed.values()].includes(addition) &&
-        (addition.after!.kind ?? "plan") === (before.kind ?? "plan") &&
-        (addition.after!.origin === "context") === (before.origin === "context") &&
-        samePriceList(before, addition.after!),
-    );
-    if (match) renamed.set(removal, match);
+    const match = added.find((addition) => {
+      const after = addition.after!;
+      if (taken.has(addition) || !samePriceList(before, after)) return false;
+      const context = before.origin === "context" || after.origin === "context";
+      return context || (after.kind ?? "plan") === (before.kind ?? "plan");
+    });
+    if (match) {
+      renamed.set(removal, match);
+      taken.add(match);
+    }
   }
   if (renamed.size === 0) return changes;
-  const consumed = new Set(renamed.values());
   const out: RecordChange<PricingPlan>[] = [];
   for (const change of changes) {
-    if (consumed.has(change)) continue;
+    if (taken.has(change)) continue;
     const addition = renamed.get(change);
     out.push(
       addition
@@ -177,6 +181,55 @@ function pairRenames(changes: RecordChange<PricingPlan>[]): RecordChange<Pricing
     );
   }
   return out.sort((a, b) => compareKeys(a.key, b.key));
+}
+
+/** A context record's key without the number that keeps apart two prices of one context ("… (2)"). */
+const contextGroup = (key: string): string => key.replace(/ \(\d+\)$/, "");
+
+/**
+ * Prices read by their context (docs/real-pages.md#a-price-change-is-never-silent) are kept apart by their order under
+ * one context: the same prices in another order are no change. And where both fetches name their plans, a context
+ * price that appears or disappears is a mention coming or going (an FAQ answer, a footnote), not a price change; a
+ * context price whose amount changed is reported whatever else the page names.
+ */
+function settleContextChanges(
+  changes: RecordChange<PricingPlan>[],
+  before: PricingPlan[],
+  after: PricingPlan[],
+): RecordChange<PricingPlan>[] {
+  const prices = (plans: PricingPlan[], group: string) =>
+    plans
+      .filter((plan) => plan.origin === "context" && contextGroup(plan.key) === group)
+      .map((plan) =>
+        priceOptions(plan)
+          .map((o) => `${o.amount}|${o.currency}|${o.period}`)
+          .join(","),
+      )
+      .sort()
+      .join(";");
+  const named = (plans: PricingPlan[]) => plans.some((plan) => plan.origin !== "context");
+  const bothNamed = named(before) && named(after);
+  return changes.filter((change) => {
+    const record = (change.after ?? change.before)!;
+    const context = change.kind !== "renamed" && record.origin === "context";
+    if (!context) return true;
+    const group = contextGroup(change.key);
+    if (group !== change.key || before.concat(after).some((p) => p.key !== group && contextGroup(p.key) === group)) {
+      if (prices(before, group) === prices(after, group)) return false;
+    }
+    return !(bothNamed && (change.kind === "added" || change.kind === "removed") && !offerLine(record));
+  });
+}
+
+/**
+ * A context price that reads as an offer of its own: labelled on its own line by a few words that name something
+ * ("Additional concurrent job: $50/month", "Extra licensees"), not a sentence ("We will trigger an authorization of
+ * $1") nor a price known only by its section. Its coming and going is a price change even beside named plans.
+ */
+function offerLine(record: PricingPlan): boolean {
+  const label = record.key.replace(/^context:[^|]*\|/, "").replace(/ \(\d+\)$/, "");
+  const words = label.split(/\s+/).filter(Boolean);
+  return words.length > 0 && words.length <= 4 && !/^(?:we|you|it|this|they|our|your|i|he|she|there|if|when|each)$/i.test(words[0]!);
 }
 
 /** Headings are joined in page order (a reordered set of headings reads differently); blank means absent. */
@@ -317,7 +370,11 @@ export function diffExtractions(before: Extraction, after: Extraction): Snapshot
   // A bot-challenge interstitial is not the page: comparing it would report every plan, job and item as removed.
   if (before.signals.bot_challenge || after.signals.bot_challenge) return emptyDiff();
   return {
-    pricing: pairRenames(diffRecords(before.pricing, after.pricing, PLAN_FIELDS)),
+    pricing: settleContextChanges(
+      pairRenames(diffRecords(before.pricing, after.pricing, PLAN_FIELDS)),
+      before.pricing,
+      after.pricing,
+    ),
     jobs: diffRecords(before.jobs, after.jobs, JOB_FIELDS),
     items: diffRecords(before.items, after.items, ITEM_FIELDS),
     narrative: diffNarrative(before.narrative, after.narrative),

@@ -90,7 +90,8 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
       // The line the price is on: its nearest block that is short enough to be a line.
       let block: AnyNode | null = mark.el;
       while (block && isElement(block) && !BLOCK_TAGS.has(tagName(block))) block = block.parent;
-      if (block && isElement(block) && index.visibleChars(block) <= BLOCK_MAX_CHARS) {
+      if (mark.lead !== undefined) label = labelOf(mark.lead);
+      else if (block && isElement(block) && index.visibleChars(block) <= BLOCK_MAX_CHARS) {
         label = labelOf(textBefore(block, mark.el, mark.text));
         // A row's first cell, a definition term or a label element just before the price's own cell or line.
         if (label === null) {

@@ -12,7 +12,7 @@
 import type { BillingPeriod } from "../../types.js";
 import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
-import { detectBilling, detectPeriod, parsePrice, statedPrices, type ParsedPrice } from "./money.js";
+import { detectBilling, detectPeriod, parsePrice, statedPrices, type ParsedPrice, type StatedPrice } from "./money.js";
 
 export interface PriceOption {
   /** Exact, in major units; null for a soft mark ("Contact sales"). */
@@ -42,6 +42,11 @@ export interface PriceMark {
   struck: boolean;
   /** A price written as an increment ("+ $49 per user/month"): bought on top of something. */
   increment: boolean;
+  /**
+   * The words before the price on its own line, when one element's text holds several labelled prices ("Memory -
+   * $10 / GB per month vCPU - $20 / vCPU per month" in one paragraph): each is a mark of its own with its label.
+   */
+  lead?: string;
   /**
    * Read from running text (a paragraph longer than a price element): a sentence that mentions a price. Such a price
    * names a record only where nothing else on the page does (a prose pricing page); beside plan cards it is a mention.
@@ -200,14 +205,25 @@ export function findMarks(index: ElementIndex): PriceMark[] {
     if (text === "" || text.length > MARK_MAX_CHARS) continue;
     let mark: PriceMark | null = null;
     if (digit) {
-      let prices = DISCOUNT_RE.test(text)
+      const stated = DISCOUNT_RE.test(text)
         ? []
         : statedPrices(text).filter((p) => p.amount !== null && p.currency !== null);
+      let prices: ParsedPrice[] = stated;
       // A bare number is a price only in an element classed as one, and only when it leads ("49 / mo", "from 49"):
       // "Active products 1" in a priced column is a count.
       if (prices.length === 0 && !DISCOUNT_RE.test(text) && BARE_LEAD_RE.test(text) && priceClassed(el)) {
         const bare = parsePrice(text, { bareNumber: true });
         if (bare && bare.amount !== null) prices = [bare];
+      }
+      if (stated.length > 1) {
+        // Several prices, each after a label of its own, are several lines run together: a mark per line.
+        const lines = labelledLines(text, stated);
+        if (lines) {
+          for (const line of lines)
+            marks.push({ ...newMark(el, line.text, [line.price], index, false), lead: line.lead });
+          if (parent !== -1) markedInside[parent] = 1;
+          continue;
+        }
       }
       if (prices.length > 0) mark = newMark(el, text, prices, index, isStruckMark(el));
       if (mark && mark.options[0]!.currency === null && parent !== -1) bareInside.set(parent, mark);
@@ -251,6 +267,45 @@ function newMark(el: Element, text: string, prices: ParsedPrice[], index: Elemen
     prose: false,
   };
 }
+
+/**
+ * The lines of a text that states several prices each after a label of its own ("Memory - $10 / GB per month vCPU -
+ * $20 / vCPU per month"), or null when the prices are options of one thing ("$10/year or $1/month", "$29 monthly, $290
+ * yearly"): what stands between two prices must name something, not only say how it is billed.
+ */
+function labelledLines(
+  text: string,
+  prices: StatedPrice[],
+): { text: string; lead: string; price: StatedPrice }[] | null {
+  const source = collapse(text);
+  // The label before each price: the words between the previous price (with its period words and bracketed
+  // conversion) and this one.
+  const labelStarts = prices.map((price, k) => {
+    const from = k === 0 ? 0 : prices[k - 1]!.end;
+    const between = source.slice(from, price.start);
+    const words = [...between.matchAll(/\S+/g)];
+    let first = 0;
+    let depth = 0;
+    for (; first < words.length; first++) {
+      const word = words[first]![0];
+      depth += (word.match(/\(/g)?.length ?? 0) - (word.match(/\)/g)?.length ?? 0);
+      const bare = word.replace(/^[^\p{L}]+/u, "");
+      if (depth > 0 || /[()]/.test(word) || !/\p{L}/u.test(word) || COMPANION_WORD_RE.test(bare)) continue;
+      break;
+    }
+    return first < words.length ? from + words[first]!.index! : price.start;
+  });
+  if (!labelStarts.slice(1).every((at, k) => at < prices[k + 1]!.start)) return null;
+  return prices.map((price, k) => ({
+    text: source.slice(labelStarts[k]!, k + 1 < prices.length ? labelStarts[k + 1] : undefined).trim(),
+    lead: source.slice(labelStarts[k]!, price.start).trim(),
+    price,
+  }));
+}
+
+/** One word of those that go with a price (PRICE_COMPANION_RE), whole. */
+const COMPANION_WORD_RE =
+  /^(?:per|a|an|each|user|users|seat|seats|member|members|month|months|monthly|mo|year|years|yearly|annually|annual|yr|billed|paid|only|from|starting|at|just|now|then|excl|incl|vat|tax|taxes|usd|eur|gbp|or|and|forever|one-time|once|payment|pro|im|monat|jahr|gb|mb|tb|hour|hours|minute|minutes|request|requests)[.,;:/]*$/i;
 
 /** Prices a paragraph's own text states, one mark per sentence (at most a few per element). */
 function proseMarks(el: Element, index: ElementIndex): PriceMark[] {

@@ -438,7 +438,7 @@ export function parsePrice(text: string, options: { bareNumber?: boolean } = {})
  * yearly", each with the period written after it. Read as parsePrice reads a text: a conversion in brackets and a
  * former price ("Was $59, now $49") are not prices of their own, a range gives none.
  */
-export function statedPrices(text: string): ParsedPrice[] {
+export function statedPrices(text: string): StatedPrice[] {
   const source = collapse(text);
   if (!/\d/.test(source)) return [];
   const amounts = amountsIn(source);
@@ -446,19 +446,29 @@ export function statedPrices(text: string): ParsedPrice[] {
   if (stated === null || stated === "ambiguous") return [];
   const priced = amounts.filter((a) => a.hasCurrency && !insideBrackets(source, a.start));
   const former = priced.some((a) => LIST_PRICE_BEFORE.test(source.slice(Math.max(0, a.start - 24), a.start)));
+  const at = (amount: Amount): StatedPrice | null => {
+    const price = priceAt(source, amount, amounts);
+    return price && { ...price, start: amount.start, end: amount.end };
+  };
   if (priced.length <= 1 || former) {
-    const one = priceAt(source, stated, amounts);
+    const one = at(stated);
     return one ? [one] : [];
   }
-  const out: ParsedPrice[] = [];
+  const out: StatedPrice[] = [];
   for (let k = 0; k < priced.length; k++) {
     const amount = priced[k]!;
     const next = priced[k + 1];
     if (next && RANGE_BETWEEN.test(source.slice(amount.end, next.start))) return [];
-    const price = priceAt(source, amount, amounts);
+    const price = at(amount);
     if (price) out.push(price);
   }
   return out;
+}
+
+/** A price stated in a text, with where its amount starts and ends in the collapsed text. */
+export interface StatedPrice extends ParsedPrice {
+  start: number;
+  end: number;
 }
 
 const MONTH_NAME_RE =

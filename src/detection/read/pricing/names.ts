@@ -8,6 +8,11 @@ import { classTokens, collapse, isElement, isHeading, tagName, type AnyNode, typ
 import type { ElementIndex } from "../../parse/tree.js";
 import { firstPriceIndex } from "./money.js";
 
+const BADGE_WORDS = "most\\s+popular|recommended|best\\s+(?:value|deal|choice|seller)|featured|beliebt|empfohlen";
+const BADGE_AROUND_RE = new RegExp(
+  `^(?:${BADGE_WORDS})\\s*[:–—-]?\\s+(?=\\S)|(\\S)\\s*[(–—-]?\\s*(?:${BADGE_WORDS})[)!]?$`,
+  "i",
+);
 const BADGE_CLASS_RE = /badge|tag|pill|ribbon|label|popular|recommended|chip|flag|sticker|promo/i;
 /** Permalink anchors that documentation themes put inside headings (mkdocs' `¶`, `#`, `§`): not part of a name. */
 const PERMALINK_CLASS_RE = /headerlink|anchor|permalink/i;
@@ -81,10 +86,14 @@ export function nameText(el: Element): string {
       for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
     }
   }
-  return collapse(parts.join(""))
-    .replace(PERMALINK_TEXT_RE, "")
-    .replace(/\s*[:：–—|-]\s*$/, "")
-    .trim();
+  return (
+    collapse(parts.join(""))
+      .replace(PERMALINK_TEXT_RE, "")
+      // A badge written into the name's own text: "Pro Most popular", "Recommended: Team".
+      .replace(BADGE_AROUND_RE, (match, before: string | undefined) => (before === undefined ? "" : before))
+      .replace(/\s*[:：–—|-]\s*$/, "")
+      .trim()
+  );
 }
 
 const NAME_CLASS_RE = /(?:^|[-_])(?:name|title|heading|header|headline|plan|tier|label|h[1-6])(?:$|[-_])|^h[1-6]$/i;
