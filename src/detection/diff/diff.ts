@@ -229,7 +229,11 @@ function settleContextChanges(
 function offerLine(record: PricingPlan): boolean {
   const label = record.key.replace(/^context:[^|]*\|/, "").replace(/ \(\d+\)$/, "");
   const words = label.split(/\s+/).filter(Boolean);
-  return words.length > 0 && words.length <= 4 && !/^(?:we|you|it|this|they|our|your|i|he|she|there|if|when|each)$/i.test(words[0]!);
+  return (
+    words.length > 0 &&
+    words.length <= 4 &&
+    !/^(?:we|you|it|this|they|our|your|i|he|she|there|if|when|each)$/i.test(words[0]!)
+  );
 }
 
 /** Headings are joined in page order (a reordered set of headings reads differently); blank means absent. */

@@ -133,8 +133,14 @@ export function findGridRecords(
     // ("Extra seats | $5 | $4") is a price of its own for each plan.
     const column = nameText(nameEl);
     // A row label that is a description rather than a name ("Cost per user/month on annual plans") is the plans'
-    // price row too.
-    const name = label === "" || priceRowLabel(label) || !plausibleName(label) ? column : `${column} – ${label}`;
+    // price row too. A column headed by a price label ("Hourly Price", "Cost") holds the prices of the rows: the row
+    // label names each.
+    const name = priceRowLabel(column)
+      ? label
+      : label === "" || priceRowLabel(label) || !plausibleName(label)
+        ? column
+        : `${column} – ${label}`;
+    if (!name || !plausibleName(name.split(" – ")[0]!)) return;
     const key = name.toLowerCase();
     const record = byName.get(key) ?? { name, nameEl, table, marks: [], rowLabels: [] };
     record.marks.push(mark);

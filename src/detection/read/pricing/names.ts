@@ -34,6 +34,7 @@ const PRICE_WORDS_RE =
 export function priceRowLabel(label: string): boolean {
   const text = label.replace(/[\s:：*]+$/, "").trim();
   return (
+    onlyPriceWords(text) ||
     PRICE_WORDS_RE.test(text) ||
     BILLING_WORDS_RE.test(text) ||
     /^(?:(?:monthly|annual|yearly)\s+)?(?:price|pricing|cost)\s+(?:per\s+\w+|\(.*\))$/i.test(text) ||
@@ -43,7 +44,7 @@ export function priceRowLabel(label: string): boolean {
 
 /** Words that describe a price rather than name what it is for: "/ Monthly Price USD per User". */
 const PRICE_LABEL_WORDS_RE =
-  /\b(?:per|a|an|each|user|users|seat|seats|member|members|month|months|monthly|mo|year|years|yearly|annually|annual|yr|billed|billing|paid|pay|price|prices|pricing|cost|costs|fee|fees|rate|usd|eur|gbp|chf|excl|incl|vat|tax|net|gross|only|from|starting|at|total|or|and|the|in|of)\b\.?/gi;
+  /\b(?:per|a|an|each|user|users|seat|seats|member|members|month|months|monthly|mo|year|years|yearly|annually|annual|yr|hour|hourly|hr|day|daily|week|weekly|minute|billed|billing|paid|pay|price|prices|pricing|cost|costs|fee|fees|rate|rates|usd|eur|gbp|chf|excl|incl|vat|tax|net|gross|only|from|starting|at|total|or|and|the|in|of)\b\.?/gi;
 
 /** Nothing but price-describing words and symbols: not a name. */
 function onlyPriceWords(name: string): boolean {

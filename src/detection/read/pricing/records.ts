@@ -12,7 +12,8 @@
 import { isElement, tagName, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import type { PriceMark } from "./marks.js";
-import { nameCandidates, type NameCandidate } from "./names.js";
+import { firstPriceIndex } from "./money.js";
+import { nameCandidates, plausibleName, type NameCandidate } from "./names.js";
 
 export interface FoundRecord {
   el: Element;
@@ -137,7 +138,7 @@ function recordSet(
         return cards.map(({ el, marks, first }) => ({
           el,
           nameEl: first.el,
-          name: first.text,
+          name: priceLead(first.text) ?? first.text,
           marks,
           setSize: cards.length,
         }));
@@ -217,6 +218,17 @@ class OpenMarks {
   take(marks: PriceMark[]): void {
     for (const mark of marks) this.taken.add(mark);
   }
+}
+
+/** The words before a price that name it ("Hobby: $5 / mo" → Hobby), when they can. */
+function priceLead(text: string): string | null {
+  const at = firstPriceIndex(text);
+  if (at === null || at === 0) return null;
+  const lead = text
+    .slice(0, at)
+    .replace(/[\s:：–—|-]+$/, "")
+    .trim();
+  return plausibleName(lead) ? lead : null;
 }
 
 /** The first free mark of `el` comes before the first record inside it. */
