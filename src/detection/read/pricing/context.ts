@@ -78,8 +78,9 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
     if (next >= open.length) break;
     // A heading that holds the next price ("Pro — $49/month") is that price's line, not a section above it.
     if (isHeading(el) && !index.contains(el, open[next]!.el)) {
+      // A heading that states a price ("$18 per month" over a plan's column) names no section.
       const text = index.visibleChars(el) <= 120 ? nameText(el) : "";
-      if (text) heading = text;
+      if (text && firstPriceIndex(text) === null) heading = text;
     }
   }
   while (next < open.length) sections.set(open[next++]!, heading);

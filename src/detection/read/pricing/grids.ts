@@ -224,3 +224,60 @@ function ancestor(el: Element, test: (el: Element) => boolean, levels: number): 
   }
   return null;
 }
+
+/**
+ * Prices inside a plan's column whose row names stand in a column of labels beside it: a comparison grid built of
+ * `div` columns, one per plan, and a first column of row labels ("Additional user per month"), the k-th price line of
+ * a plan's list answering the k-th label. Each is a record of its own named `<label> (<plan>)`: the add-on as that plan
+ * sells it. `columnOf` names the plan a mark belongs to (the record read around it).
+ */
+export function findColumnLabels(
+  index: ElementIndex,
+  marks: PriceMark[],
+  claimed: Set<PriceMark>,
+  columnOf: (mark: PriceMark) => { name: string; el: Element } | null,
+): GridRecord[] {
+  const out: GridRecord[] = [];
+  const markPositions = marks.map((mark) => index.at(mark.el)).sort((a, b) => a - b);
+  const holdsMark = (el: Element): boolean => {
+    const start = index.at(el);
+    const end = start + index.sizeInside(el);
+    return markPositions.some((at) => at >= start && at <= end);
+  };
+  for (const mark of marks) {
+    if (claimed.has(mark) || mark.soft || mark.prose) continue;
+    const plan = columnOf(mark);
+    if (!plan) continue;
+    // The mark's line: the child of a list-like block (three or more children of one tag) inside the plan's column.
+    let line: Element = mark.el;
+    let list: Element | null = parentElement(line);
+    for (let level = 0; list && list !== plan.el && level < 4; level++) {
+      const cells = list.children.filter(isElement);
+      if (cells.length >= 3 && cells.every((cell) => tagName(cell) === tagName(line))) break;
+      line = list;
+      list = parentElement(list);
+    }
+    if (!list || list === plan.el) continue;
+    const cells = list.children.filter(isElement);
+    const k = cells.indexOf(line);
+    const grid = parentElement(plan.el);
+    if (!grid || k < 0) continue;
+    // A sibling column without prices holding a list of as many lines: the labels.
+    let label: string | null = null;
+    for (const column of grid.children.filter(isElement)) {
+      if (column === plan.el || holdsMark(column)) continue;
+      const labels = index
+        .inside(column)
+        .find((el) => tagName(el) === tagName(list!) && el.children.filter(isElement).length === cells.length);
+      const cell = labels?.children.filter(isElement)[k];
+      const text = cell ? nameText(cell) : "";
+      if (cell && plausibleName(text)) {
+        label = text;
+        break;
+      }
+    }
+    if (label === null) continue;
+    out.push({ name: `${label} (${plan.name})`, nameEl: line, table: grid, marks: [mark], rowLabels: [label] });
+  }
+  return out;
+}

@@ -30,7 +30,7 @@ import { ElementIndex } from "../../parse/tree.js";
 import type { JsonLd } from "../jsonld.js";
 import { maskVolatile } from "../../parse/mask.js";
 import { contextRecords } from "./context.js";
-import { findGridRecords } from "./grids.js";
+import { findColumnLabels, findGridRecords } from "./grids.js";
 import { findMarks, type PriceMark } from "./marks.js";
 import { detectBilling, detectPeriod, parsePrice, usageUnit } from "./money.js";
 import { pricingFromStructuredData } from "./offers.js";
@@ -378,6 +378,7 @@ export function extractPricing(
     }, undefined);
 
   fromGrids("tables");
+  const records: { name: string; el: Element }[] = [];
   safely(() => {
     // Records are sets of blocks with a price element of their own; running text is not one (see below).
     for (const record of findRecords(
@@ -404,9 +405,21 @@ export function extractPricing(
         section,
         index.at(record.el),
       );
+      records.push({ name: record.name, el: record.el });
     }
   }, undefined);
   fromGrids("rows");
+  // Prices a plan's column states on lines labelled in a column beside it (an add-on as that plan sells it).
+  safely(() => {
+    const columnOf = (mark: PriceMark) => records.find((record) => index.contains(record.el, mark.el)) ?? null;
+    for (const grid of findColumnLabels(index, marks, claimed, columnOf)) {
+      const priced = pricesOf(index, null, grid.marks, grid.rowLabels);
+      if (!priced) continue;
+      grid.marks.forEach((mark) => claimed.add(mark));
+      const kind = kindOf(index, grid.name, grid.marks[0], grid.nameEl, null);
+      readings.add(planFrom(grid.name, priced, "table", [], kind), null, index.at(grid.marks[0]!.el));
+    }
+  }, undefined);
 
   // Prices in running text name records only on a page where nothing else does (a prose pricing page); beside plans
   // they are mentions (an FAQ answer, a comparison in a paragraph).

@@ -16,6 +16,8 @@ const BADGE_AROUND_RE = new RegExp(
 const BADGE_CLASS_RE = /badge|tag|pill|ribbon|label|popular|recommended|chip|flag|sticker|promo/i;
 /** Permalink anchors that documentation themes put inside headings (mkdocs' `¶`, `#`, `§`): not part of a name. */
 const PERMALINK_CLASS_RE = /headerlink|anchor|permalink/i;
+/** A period or unit note inside a label ("Additional user<span class="period">per month</span>"): not the name. */
+const PERIOD_CLASS_RE = /(?:^|[-_\s])(?:period|interval|unit|suffix|per|billing-?period|frequency)(?:$|[-_\s])/i;
 const PERMALINK_TEXT_RE = /\s*[¶§#🔗]+$/u;
 
 /** Section headings that are not plans ("Compare plans", "Frequently asked questions") and blocks that are not offers. */
@@ -79,7 +81,9 @@ export function nameText(el: Element): string {
     else if (
       isElement(node) &&
       (node === el ||
-        (!BADGE_CLASS_RE.test(node.attribs.class ?? "") && !PERMALINK_CLASS_RE.test(node.attribs.class ?? "")))
+        (!BADGE_CLASS_RE.test(node.attribs.class ?? "") &&
+          !PERMALINK_CLASS_RE.test(node.attribs.class ?? "") &&
+          !PERIOD_CLASS_RE.test(node.attribs.class ?? "")))
     ) {
       // A name is its first line: "<strong>Basic</strong><br>Just what you need" is Basic.
       if (node !== el && tagName(node) === "br" && collapse(parts.join("")) !== "") break;
