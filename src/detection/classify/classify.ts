@@ -238,7 +238,11 @@ function judgePromotionChange(company: string, b: PricingPlan, a: PricingPlan): 
   const before = b.promo_amount ?? null;
   const after = a.promo_amount ?? null;
   if (before === after) return null;
-  if (listShown(b) && listShown(a) && b.amount !== null && a.amount !== null) {
+  // A struck "list" price appearing over an unchanged price is a promotion starting, not a raise to the list price:
+  // what a buyer pays did not move.
+  const startedOverSamePrice =
+    before === null && after !== null && b.amount !== null && roundMoney(b.amount) === roundMoney(after);
+  if (!startedOverSamePrice && listShown(b) && listShown(a) && b.amount !== null && a.amount !== null) {
     if (roundMoney(b.amount) !== roundMoney(a.amount)) return null;
   }
   const name = a.name;

@@ -228,8 +228,9 @@ export function findMarks(index: ElementIndex): PriceMark[] {
       if (prices.length > 0) mark = newMark(el, text, prices, index, isStruckMark(el));
       if (mark && mark.options[0]!.currency === null && parent !== -1) bareInside.set(parent, mark);
     }
-    // "Free" as a heading or a name is the plan's name, not its price.
-    if (!mark && text.length <= 40 && !isHeading(el) && !NAME_CLASS_RE.test(el.attribs.class ?? "")) {
+    // "Free" or "Contact us" is a price even as a heading (`<h2>Free Trial</h2><h3>Free</h3>`); where it is the plan's
+    // name as well, the reader of records takes it as the name (names.ts reads soft marks as names).
+    if (!mark && text.length <= 40) {
       const soft = FREE_TEXT_RE.test(text) ? 0 : CONTACT_TEXT_RE.test(text) ? null : undefined;
       if (soft !== undefined) {
         mark = {

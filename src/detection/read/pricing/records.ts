@@ -9,11 +9,11 @@
  * Class names never decide: a Bootstrap card, a `div` column of a comparison grid with its name in a head cell, a table
  * row of one plan, or an `li` of a price list are found the same way.
  */
-import { isElement, tagName, type Element } from "../../parse/html.js";
+import { isElement, isHeading, tagName, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import type { PriceMark } from "./marks.js";
 import { firstPriceIndex } from "./money.js";
-import { nameCandidates, plausibleName, type NameCandidate } from "./names.js";
+import { nameCandidates, nameText, plausibleName, type NameCandidate } from "./names.js";
 
 export interface FoundRecord {
   el: Element;
@@ -121,6 +121,11 @@ function recordSet(
       // above its priced feature list), not after them (a section's footnote below its cards).
       if (holdsRecord[index.at(el)] && !ownPriceFirst(index, el, first, holdsRecord)) continue;
       const candidates = nameCandidates(index, el, index.at(first.el), holdsPrice);
+      // A block whose only price is its heading "Free" (or "Enterprise: contact us" as one heading) names itself by it.
+      if (candidates.length === 0 && first.soft && isHeading(first.el)) {
+        const name = nameText(first.el);
+        if (plausibleName(name)) candidates.push({ el: first.el, name, score: 0, slot: "soft" });
+      }
       if (candidates.length > 0) named.push({ el, marks: own, candidates });
       else nameless.push({ el, marks: own, first });
     }
