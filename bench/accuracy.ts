@@ -8,7 +8,12 @@
  * - pricing pages: saved real SaaS pricing pages (GitHub's and Postman's as the Wayback Machine captured them in 2023,
  *   Cirrus CI's prose page): plans, add-ons, usage meters and promotions right, wrong, missed, per layout;
  * - main text: 181 real article pages (scrapinghub/article-extraction-benchmark) scored with the benchmark's own
- *   metric: precision, recall, F1, and the time per page.
+ *   metric: precision, recall, F1, and the time per page;
+ * - pricing-page histories (test/fixtures/pricing-histories/, pages rendered outside git by scripts/corpus/build.ts):
+ *   real products' pricing pages at every commit that changed them, scored end to end (extract, diff, classify) per
+ *   product: records read per version, real price changes caught, false price events on unchanged pairs, events on
+ *   renames, narrative events. The development set is printed; the held-out set only with BENCH_HOLDOUT=1 (it is read
+ *   at the end of a piece of work, never while tuning: docs/real-pages.md#how-detection-is-measured).
  *
  * Wrong is the figure that matters: a wrong number is a false event, a missed one only a missed event. It needs no
  * database: `npm run bench -- accuracy` starts none.
@@ -16,6 +21,7 @@
 import { parsePrice } from "../src/detection/read/pricing/money.js";
 import { measureEngineMainText, type MainTextScore } from "../test/detection/main-text-corpus.js";
 import { scorePriceStrings } from "../test/detection/price-strings-corpus.js";
+import { scoreHistories, type HistoryScore } from "../test/detection/pricing-histories.js";
 import { scorePricingPages } from "../test/detection/pricing-pages-corpus.js";
 import { scoreStructuredData, type ClassScore } from "../test/detection/structured-data-corpus.js";
 import { fixed, type SummaryRow } from "./report.js";
@@ -26,6 +32,7 @@ export interface AccuracyResult {
   structured: ClassScore[];
   pricingPages: ClassScore[];
   mainText: Omit<MainTextScore, "perPage">;
+  histories: { develop: HistoryScore[]; holdout: HistoryScore[] | null };
 }
 
 export function measureAccuracy(): AccuracyResult {
@@ -53,13 +60,101 @@ export function measureAccuracy(): AccuracyResult {
   progress(
     `accuracy: main text of ${mainText.pages} articles: precision ${fixed(mainText.precision, 3)}, recall ${fixed(mainText.recall, 3)}, F1 ${fixed(mainText.f1, 3)}, ${fixed(mainText.msPerPage)} ms per page`,
   );
-  return { prices, structured, pricingPages, mainText };
+  const histories = {
+    develop: scoreHistories("develop"),
+    holdout: process.env.BENCH_HOLDOUT === "1" ? scoreHistories("holdout") : null,
+  };
+  for (const [set, scores] of Object.entries(histories)) if (scores) printHistories(set, scores);
+  return { prices, structured, pricingPages, mainText, histories };
 }
 
-export function accuracyRows({ prices, structured, pricingPages, mainText }: AccuracyResult): SummaryRow[] {
+const pct = (part: number, whole: number): string => (whole === 0 ? "–" : `${fixed((100 * part) / whole, 1)} %`);
+
+/** One line per product and a total: the table the README publishes. */
+function printHistories(set: string, scores: HistoryScore[]): void {
+  const missing = scores.filter((score) => score.versions === 0).map((score) => score.product);
+  if (missing.length > 0) {
+    progress(
+      `accuracy: pricing histories (${set}): not built, run \`npx tsx scripts/corpus/build.ts\`: ${missing.join(", ")}`,
+    );
+  }
+  const built = scores.filter((score) => score.versions > 0);
+  if (built.length === 0) return;
+  const rows = [...built, historyTotal(built)];
+  progress(`accuracy: pricing histories (${set}), ${built.length} products:`);
+  progress(
+    "  product                   versions  records read        changes caught  false price events (read / all)  renames loud  narrative  ms/page",
+  );
+  for (const s of rows) {
+    progress(
+      `  ${s.product.padEnd(25)} ${String(s.versions).padStart(8)}  ${`${s.read}/${s.expected} (${pct(s.read, s.expected)})`.padEnd(18)}  ${`${s.caught}/${s.changes}`.padEnd(14)}  ${`${s.falsePriceRead}/${s.unchangedRead} / ${s.falsePrice}/${s.unchanged}`.padEnd(31)}  ${`${s.renameEvents}/${s.renames}`.padEnd(12)}  ${String(s.narrative).padStart(9)}  ${fixed(s.msPerPage, 1).padStart(7)}`,
+    );
+  }
+}
+
+export function historyTotal(scores: HistoryScore[]): HistoryScore {
+  const sum = (field: keyof HistoryScore) => scores.reduce((total, score) => total + (score[field] as number), 0);
+  const versions = sum("versions");
+  return {
+    product: "total",
+    set: scores[0]?.set ?? "develop",
+    versions,
+    expected: sum("expected"),
+    read: sum("read"),
+    wrong: sum("wrong"),
+    missed: sum("missed"),
+    extra: sum("extra"),
+    changes: sum("changes"),
+    caught: sum("caught"),
+    unchanged: sum("unchanged"),
+    unchangedRead: sum("unchangedRead"),
+    falsePrice: sum("falsePrice"),
+    falsePriceRead: sum("falsePriceRead"),
+    renames: sum("renames"),
+    renameEvents: sum("renameEvents"),
+    narrative: sum("narrative"),
+    msPerPage: versions === 0 ? 0 : scores.reduce((total, s) => total + s.msPerPage * s.versions, 0) / versions,
+    failures: [],
+  };
+}
+
+export function accuracyRows({ prices, structured, pricingPages, mainText, histories }: AccuracyResult): SummaryRow[] {
   const records = total(structured);
   const pricingRecords = total(pricingPages);
+  const historyRows = (set: string, scores: HistoryScore[] | null): SummaryRow[] => {
+    const built = (scores ?? []).filter((score) => score.versions > 0);
+    if (built.length === 0) return [];
+    const t = historyTotal(built);
+    return [
+      {
+        measurement: `pricing histories, ${set} (${built.length} products, ${t.versions} versions): records read`,
+        value: `${t.read}/${t.expected} (${pct(t.read, t.expected)}), ${t.wrong} wrong`,
+        target: "≥ 95 % (issue 24, held-out set)",
+        met: set === "held-out" ? t.read >= 0.95 * t.expected : null,
+      },
+      {
+        measurement: `  real price and plan changes caught`,
+        value: `${t.caught}/${t.changes} (${pct(t.caught, t.changes)})`,
+        target: "≥ 90 % (held-out set)",
+        met: set === "held-out" ? t.caught >= 0.9 * t.changes : null,
+      },
+      {
+        measurement: `  false price events on unchanged pairs where records were read (all unchanged pairs)`,
+        value: `${t.falsePriceRead}/${t.unchangedRead} (${t.falsePrice}/${t.unchanged})`,
+        target: "0 (held-out set)",
+        met: set === "held-out" ? t.falsePriceRead === 0 : null,
+      },
+      {
+        measurement: `  narrative events per unchanged pair`,
+        value: fixed(t.unchanged === 0 ? 0 : t.narrative / t.unchanged, 3),
+        target: "",
+        met: null,
+      },
+    ];
+  };
   return [
+    ...historyRows("development", histories.develop),
+    ...historyRows("held-out", histories.holdout),
     {
       measurement: `real price strings (${prices.total}): wrong amounts`,
       value: `${prices.wrong} wrong, ${prices.right} right, ${prices.none} no price`,
