@@ -20,7 +20,8 @@ import {
   slug,
   truncate,
 } from "./format.js";
-import { pairAsShown, pairDiffers, pairPrices, priceOptions } from "../read/pricing/plan.js";
+import { optionChanges, pairAsShown, pairDiffers, pairPrices, priceOptions } from "../read/pricing/plan.js";
+import type { PriceOption } from "../types.js";
 import type {
   ClassifyContext,
   ContentItem,
@@ -201,8 +202,42 @@ function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): Pric
     judgeFreeTierChange(company, pb, pa) ??
     judgePromotionChange(company, pb, pa) ??
     judgePriceChange(company, pb, pa) ??
+    judgeOptionChange(company, b, a) ??
     judgeFeatureChange(company, b, a)
   );
+}
+
+/**
+ * Decides whether a billing option was added beside the prices that stayed, or dropped (plan.ts optionChanges): low,
+ * since what was already offered did not change. Null otherwise.
+ */
+function judgeOptionChange(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
+  const { added, dropped } = optionChanges(b, a);
+  if (added.length === 0 && dropped.length === 0) return null;
+  const label = planLabel(a);
+  const shown = (options: PriceOption[]) =>
+    joinList(
+      options.map(
+        (o) =>
+          `${formatPlanPrice({ amount: o.amount, currency: o.currency, period: o.period, is_free: o.amount === 0 })}${o.billing ? ` billed ${o.billing === "year" ? "annually" : "monthly"}` : ""}`,
+      ),
+    );
+  if (added.length > 0) {
+    return {
+      severity: "low",
+      title: `${company} added a price option to ${a.name}: ${shown(added)}`,
+      summary: `${company}'s ${label} now also shows ${shown(added)}, beside ${formatPlanPrice(b)}.`,
+      impact: `${company} gives buyers of ${a.name} another way to pay: check whether your equivalent tier offers the same terms.`,
+      tag: "price-option-added",
+    };
+  }
+  return {
+    severity: "low",
+    title: `${company} dropped a price option of ${a.name}: ${shown(dropped)}`,
+    summary: `${company}'s ${label} no longer shows ${shown(dropped)}; it still shows ${formatPlanPrice(a)}.`,
+    impact: `Buyers of ${company} ${a.name} have one way less to pay: a talking point if your tier keeps it.`,
+    tag: "price-option-dropped",
+  };
 }
 
 /**

@@ -6,7 +6,7 @@
  * narrative fields in a fixed order, text lines in page order.
  */
 import { diffArrays, diffWords } from "diff";
-import { pairDiffers, pairPrices, priceOptions, samePriceList } from "../read/pricing/plan.js";
+import { optionChanges, pairDiffers, pairPrices, priceOptions, samePriceList } from "../read/pricing/plan.js";
 import type {
   ContentItem,
   Extraction,
@@ -99,6 +99,14 @@ const PLAN_FIELDS: FieldComparators<PricingPlan> = [
   // Absent in extractions stored before they existed: a plan without a promotion.
   ["kind", (a, b) => (a.kind ?? "plan") === (b.kind ?? "plan")],
   ["promo_amount", (a, b) => (a.promo_amount ?? null) === (b.promo_amount ?? null)],
+  // A billing option added beside the prices that stayed, or dropped (not a switched view: plan.ts optionChanges).
+  [
+    "prices",
+    (a, b) => {
+      const { added, dropped } = optionChanges(a, b);
+      return added.length === 0 && dropped.length === 0;
+    },
+  ],
 ];
 
 // A posting's URL is left out: tracking parameters change between fetches without the job changing.

@@ -106,7 +106,15 @@ export function findGridRecords(
   claimed: Set<PriceMark>,
   mode: "tables" | "rows",
 ): GridRecord[] {
-  const open = marks.filter((mark) => !claimed.has(mark) && !mark.soft && !mark.prose);
+  // "Free" and "Contact us" cells count in a row that prices other columns with numbers (a table's cost row).
+  const numeric = marks.filter((mark) => !claimed.has(mark) && !mark.soft && !mark.prose);
+  const pricedRows = new Set(numeric.map((mark) => ancestor(mark.el, isRow, 8)).filter((row): row is Element => !!row));
+  const open = [
+    ...numeric,
+    ...(mode === "tables"
+      ? marks.filter((mark) => mark.soft && !claimed.has(mark) && pricedRows.has(ancestor(mark.el, isRow, 8)!))
+      : []),
+  ].sort((a, b) => index.at(a.el) - index.at(b.el));
   if (open.length === 0) return [];
   const markPositions = open.map((mark) => index.at(mark.el)).sort((a, b) => a - b);
   const holdsMark = (el: Element): boolean => {

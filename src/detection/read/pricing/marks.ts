@@ -10,7 +10,16 @@
  * alone is never a price of its own.
  */
 import type { BillingPeriod } from "../../types.js";
-import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
+import {
+  blockText,
+  collapse,
+  isElement,
+  isHeading,
+  tagName,
+  textContent,
+  type AnyNode,
+  type Element,
+} from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import { detectBilling, detectPeriod, parsePrice, statedPrices, type ParsedPrice, type StatedPrice } from "./money.js";
 
@@ -146,13 +155,31 @@ function textAfter(el: Element, index: ElementIndex): string {
 function optionsOf(prices: ParsedPrice[], window: string, el: Element): PriceOption[] {
   const billing = detectBilling(window) ?? billingFromAncestors(el, 6);
   const period = detectPeriod(window);
-  return prices.map((price) => ({
-    amount: price.amount,
-    currency: price.amount === null ? null : price.currency,
-    // A price whose own text states no period takes the one written after it ("$49" then "per month").
-    period: price.period ?? (prices.length === 1 ? period : null),
-    billing,
-  }));
+  const source = collapse(window);
+  return prices.map((price, k) => {
+    // Several prices in one text each say their own billing after them: "$3 (annual) or $4 (monthly)".
+    const stated = "start" in price ? (price as StatedPrice) : null;
+    const next = prices[k + 1] as StatedPrice | undefined;
+    const own =
+      prices.length > 1 && stated
+        ? segmentBilling(source.slice(stated.end, next && "start" in next ? next.start : undefined))
+        : null;
+    return {
+      amount: price.amount,
+      currency: price.amount === null ? null : price.currency,
+      // A price whose own text states no period takes the one written after it ("$49" then "per month").
+      period: price.period ?? (prices.length === 1 ? period : null),
+      billing: own ?? billing,
+    };
+  });
+}
+
+/** The billing a price's own words state: "billed annually", or a bare "(annual)" / "monthly" after it. */
+function segmentBilling(segment: string): "month" | "year" | null {
+  return (
+    detectBilling(segment) ??
+    (/\b(?:annual|annually|yearly)\b/i.test(segment) ? "year" : /\bmonthly\b/i.test(segment) ? "month" : null)
+  );
 }
 
 /**
@@ -177,7 +204,7 @@ export function findMarks(index: ElementIndex): PriceMark[] {
       // element around both is the price.
       const bare = bareInside.get(i);
       if (bare && index.visibleChars(el) <= MARK_MAX_CHARS && index.sizeInside(el) <= MARK_MAX_ELEMENTS) {
-        const text = collapse(textContent(el));
+        const text = markText(el);
         const priced = statedPrices(text).filter((p) => p.amount !== null && p.currency !== null);
         if (priced.length === 1 && priced[0]!.amount === bare.options[0]!.amount) {
           dead.add(bare);
@@ -201,7 +228,7 @@ export function findMarks(index: ElementIndex): PriceMark[] {
     }
     const digit = hasDigit(el);
     if (!digit && !hasWord(el)) continue;
-    const text = collapse(textContent(el));
+    const text = markText(el);
     if (text === "" || text.length > MARK_MAX_CHARS) continue;
     let mark: PriceMark | null = null;
     if (digit) {
@@ -336,6 +363,34 @@ function standalonePrice(text: string): boolean {
     .replace(/[^\p{L}]+/gu, "");
   return rest.length <= 12;
 }
+
+/**
+ * An element's text as it reads: a line break (`<br>`) or a block inside it separates words ("billed annually<br>or"
+ * is not "annuallyor"), inline elements do not ("<span>$</span><span>49</span>" is "$49").
+ */
+function markText(el: Element): string {
+  if (!el.children.some((child) => isElement(child) && BREAKING_TAGS.has(tagName(child)))) {
+    return collapse(textContent(el));
+  }
+  return collapse(blockText(el));
+}
+const BREAKING_TAGS = new Set([
+  "br",
+  "p",
+  "div",
+  "li",
+  "ul",
+  "ol",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "tr",
+  "td",
+  "th",
+]);
 
 /** The text of an element's own text children, collapsed. */
 function ownText(el: Element): string {

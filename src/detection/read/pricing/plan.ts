@@ -135,3 +135,23 @@ export function samePriceList(before: PricingPlan, after: PricingPlan): boolean 
   const a = priceOptions(after).map(key).sort();
   return b.length === a.length && b.every((k, i) => k === a[i]);
 }
+
+/**
+ * Prices one fetch shows that the other does not, where the rest of them pair up: a billing option added beside the
+ * prices that stayed ("$4 billed monthly" next to the "$3 billed annually" that was there), or one dropped. When
+ * neither side's prices all pair up, the page switched the prices it shows (its monthly view for its annual one):
+ * nothing was added or dropped.
+ */
+export function optionChanges(
+  before: PricingPlan,
+  after: PricingPlan,
+): { added: PriceOption[]; dropped: PriceOption[] } {
+  if (before.amount === null || after.amount === null) return { added: [], dropped: [] };
+  const pairs = pairPrices(before, after);
+  const b = priceOptions(before).filter((o) => o.amount !== null);
+  const a = priceOptions(after).filter((o) => o.amount !== null);
+  const unpairedBefore = b.filter((o) => !pairs.some((pair) => pair.before === o));
+  const unpairedAfter = a.filter((o) => !pairs.some((pair) => pair.after === o));
+  if (unpairedBefore.length > 0 && unpairedAfter.length > 0) return { added: [], dropped: [] };
+  return { added: unpairedAfter, dropped: unpairedBefore };
+}
