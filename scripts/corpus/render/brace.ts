@@ -28,6 +28,8 @@ export interface BraceOptions {
    * an unknown name is simply false.
    */
   serverRendered: boolean;
+  /** The product's own filters, as chains of built-in ones (RenderOptions.filters). */
+  filters?: Record<string, string>;
 }
 
 type Node =
@@ -206,6 +208,18 @@ class Context implements Scope {
         : [];
     }
     return undefined;
+  }
+
+  customFilter(name: string, value: Value, args: Value[]): { value: Value } | undefined {
+    const chain = this.options.filters?.[name];
+    if (chain === undefined) return undefined;
+    // The chain reads the filtered value as `value` and the filter's arguments as `arg0`, `arg1`…
+    const scope: Scope = {
+      liquid: this.liquid,
+      lookup: (key) => (key === "value" ? value : /^arg\d+$/.test(key) ? args[Number(key.slice(3))] : undefined),
+      call: () => undefined,
+    };
+    return { value: parseExpr(`value|${chain}`)(scope) };
   }
 
   set(name: string, value: Value): void {

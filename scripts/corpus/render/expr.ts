@@ -42,6 +42,8 @@ export interface Scope {
   call(name: string, args: Value[], kwargs: Record<string, Value>): Value;
   /** Liquid's looser truthiness (only nil and false are false). */
   liquid: boolean;
+  /** A filter the product defines (see RenderOptions.filters); undefined when it is not one of those. */
+  customFilter?(name: string, value: Value, args: Value[]): { value: Value } | undefined;
 }
 
 /** A parsed expression, evaluated against a scope. */
@@ -262,12 +264,12 @@ export function parseExpr(source: string): Expr {
         i++;
       }
       const inner = value;
-      value = (scope) =>
-        applyFilter(
-          name,
-          inner(scope),
-          args.map((arg) => arg(scope)),
-        );
+      value = (scope) => {
+        const input = inner(scope);
+        const argValues = args.map((arg) => arg(scope));
+        const custom = scope.customFilter?.(name, input, argValues);
+        return custom ? custom.value : applyFilter(name, input, argValues);
+      };
     }
     return value;
   }

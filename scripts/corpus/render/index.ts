@@ -19,6 +19,11 @@ export interface RenderOptions {
   context?: Record<string, Value>;
   /** Directory names templates are looked up under, most specific first (default: `templates`, `_includes`, …). */
   templateRoots?: string[];
+  /**
+   * Filters the product defines in its own code (a Django `price_format`), each written as the chain of the
+   * dialect's built-in filters that does the same: `{ "price_format": "intcomma|prepend:'€'" }`.
+   */
+  filters?: Record<string, string>;
 }
 
 const DEFAULT_ROOTS = ["templates", "_includes", "_layouts", "layouts", "partials", "includes", "views"];
@@ -56,11 +61,11 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
     case "django":
     case "jinja":
     case "liquid":
-      return wrap(renderServerTemplate(repo, file, source, dialect, roots, context), null);
+      return wrap(renderServerTemplate(repo, file, source, dialect, roots, context, options.filters), null);
     case "markdown":
       return renderMarkdownPage(source, context);
     case "jekyll":
-      return renderJekyll(repo, file, source, context);
+      return renderJekyll(repo, file, source, context, options.filters);
     default:
       throw new Error(`${file}: the ${dialect} dialect is not read yet (scripts/corpus/render/${dialect}.ts)`);
   }
@@ -82,10 +87,11 @@ function renderServerTemplate(
   dialect: BraceDialect,
   roots: string[],
   context: Record<string, Value>,
+  filters?: Record<string, string>,
 ): string {
   return renderBrace(
     { path: file, source },
-    { dialect, load: loader(repo, roots), globals: { ...context }, serverRendered: dialect !== "liquid" },
+    { dialect, load: loader(repo, roots), globals: { ...context }, serverRendered: dialect !== "liquid", filters },
   );
 }
 
@@ -112,13 +118,19 @@ function renderMarkdownPage(source: string, context: Record<string, Value>): str
  * A Jekyll page: Liquid over the page (with `page`, `site` and `site.data`), Markdown when it is a Markdown file, then
  * its layout chain (`layout:` in front matter, `{{ content }}` where the layout places it).
  */
-function renderJekyll(repo: RepoAtCommit, file: string, source: string, context: Record<string, Value>): string {
+function renderJekyll(
+  repo: RepoAtCommit,
+  file: string,
+  source: string,
+  context: Record<string, Value>,
+  filters?: Record<string, string>,
+): string {
   const config = siteConfig(repo);
   const site: Record<string, Value> = { ...config, data: dataTree(repo, "_data") };
   const roots = ["_includes", "_layouts"];
   const { data: page, body } = splitFrontMatter(source);
   const globals = { ...context, site, page: { ...page, url: `/${file.replace(/\.(md|markdown|html)$/, "")}` } };
-  const options = { dialect: "liquid" as const, load: loader(repo, roots), globals, serverRendered: false };
+  const options = { dialect: "liquid" as const, load: loader(repo, roots), globals, serverRendered: false, filters };
   let content = renderBrace({ path: file, source: body }, options);
   if (/\.(md|markdown|mkd)$/i.test(file)) content = markdownToHtml(content);
   let layoutName = textOf(page.layout);
