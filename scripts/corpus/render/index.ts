@@ -8,6 +8,7 @@
 import path from "node:path";
 import type { RepoAtCommit } from "../repo.js";
 import { renderBrace, type BraceDialect, type TemplateSource } from "./brace.js";
+import { renderGoLayout, renderHugoContent } from "./hugo.js";
 import { dataTree, escapeHtml, markdownToHtml, siteConfig, splitFrontMatter, textOf, type Value } from "./values.js";
 
 export type Dialect = BraceDialect | "markdown" | "jekyll" | "hugo" | "go" | "erb" | "php" | "html";
@@ -37,6 +38,7 @@ export function detectDialect(repo: RepoAtCommit, file: string, source: string):
     (repo.exists("config.toml") ||
       repo.exists("hugo.toml") ||
       repo.files().some((f) => f.startsWith("layouts/_default/") || /^themes\/[^/]+\/layouts\//.test(f)));
+  if (hugo && file.startsWith("content/") && [".md", ".markdown", ".mkd", ".html", ".htm"].includes(ext)) return "hugo";
   if ([".md", ".markdown", ".mdx", ".mkd", ".markerb"].includes(ext))
     return jekyll ? "jekyll" : hugo && file.startsWith("content/") ? "hugo" : "markdown";
   if (ext === ".erb" || ext === ".eex" || ext === ".heex" || ext === ".leex") return "erb";
@@ -66,6 +68,10 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
       return renderMarkdownPage(source, context);
     case "jekyll":
       return renderJekyll(repo, file, source, context, options.filters);
+    case "hugo":
+      return renderHugoContent(repo, file, source, context);
+    case "go":
+      return wrap(renderGoLayout(repo, file, source, context), null);
     default:
       throw new Error(`${file}: the ${dialect} dialect is not read yet (scripts/corpus/render/${dialect}.ts)`);
   }
