@@ -8,6 +8,7 @@
 import path from "node:path";
 import type { RepoAtCommit } from "../repo.js";
 import { renderBrace, type BraceDialect, type TemplateSource } from "./brace.js";
+import { renderErbPage } from "./erb.js";
 import { renderGoLayout, renderHugoContent } from "./hugo.js";
 import { dataTree, escapeHtml, markdownToHtml, siteConfig, splitFrontMatter, textOf, type Value } from "./values.js";
 
@@ -39,9 +40,9 @@ export function detectDialect(repo: RepoAtCommit, file: string, source: string):
       repo.exists("hugo.toml") ||
       repo.files().some((f) => f.startsWith("layouts/_default/") || /^themes\/[^/]+\/layouts\//.test(f)));
   if (hugo && file.startsWith("content/") && [".md", ".markdown", ".mkd", ".html", ".htm"].includes(ext)) return "hugo";
-  if ([".md", ".markdown", ".mdx", ".mkd", ".markerb"].includes(ext))
+  if ([".md", ".markdown", ".mdx", ".mkd"].includes(ext))
     return jekyll ? "jekyll" : hugo && file.startsWith("content/") ? "hugo" : "markdown";
-  if (ext === ".erb" || ext === ".eex" || ext === ".heex" || ext === ".leex") return "erb";
+  if (ext === ".erb" || ext === ".markerb" || ext === ".eex" || ext === ".heex" || ext === ".leex") return "erb";
   if (ext === ".php") return "php";
   if (jekyll && /^\uFEFF?---\s*\n/.test(source)) return "jekyll";
   if (/\{\{-?\s*(?:define|range|with|partial|template|\.)\b/.test(source) && !/\{%/.test(source)) return "go";
@@ -72,6 +73,8 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
       return renderHugoContent(repo, file, source, context);
     case "go":
       return wrap(renderGoLayout(repo, file, source, context), null);
+    case "erb":
+      return renderErbPage(repo, file, source, context);
     default:
       throw new Error(`${file}: the ${dialect} dialect is not read yet (scripts/corpus/render/${dialect}.ts)`);
   }
