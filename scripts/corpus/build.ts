@@ -34,7 +34,10 @@ for (const manifest of loadManifests()) {
   let written = 0;
   manifest.versions.forEach((version, index) => {
     try {
-      const html = renderPage(new RepoAtCommit(gitDir, version.commit), version.path, manifest.render);
+      const options = version.context
+        ? { ...manifest.render, context: { ...manifest.render?.context, ...version.context } }
+        : manifest.render;
+      const html = renderPage(new RepoAtCommit(gitDir, version.commit), version.path, options);
       writeFileSync(path.join(out, pageFile(index, version)), html);
       written++;
     } catch (error) {

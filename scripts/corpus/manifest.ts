@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { RenderOptions } from "./render/index.js";
+import type { Value } from "./render/values.js";
 
 export type Period = "month" | "year" | "one_time";
 
@@ -46,6 +47,11 @@ export interface HistoryVersion {
   change?: string;
   /** Anything a reader of the labels should know (a price only in a script, a section left out and why). */
   note?: string;
+  /**
+   * Values the page's server would compute differently at this version, merged over `render.context` (a clock a
+   * condition compares with: the commit's time, when the page was live).
+   */
+  context?: Record<string, Value>;
 }
 
 export interface HistoryManifest {

@@ -6,7 +6,7 @@
  * `import`/macros and Jekyll layouts are followed inside the repository at the same commit. Nothing of the product's
  * code runs: custom tags print nothing (or a value the manifest gives), unknown names are empty.
  */
-import { isTruthy, parseExpr, TRANSLATE_FUNCTIONS, type Expr, type Scope } from "./expr.js";
+import { isTruthy, keywordFunction, parseExpr, TRANSLATE_FUNCTIONS, type Expr, type Scope } from "./expr.js";
 import { iterable, liquidTruthy, textOf, VISITOR_STATE_RE, type Value } from "./values.js";
 
 export type BraceDialect = "django" | "jinja" | "liquid";
@@ -28,6 +28,8 @@ export interface BraceOptions {
    * an unknown name is simply false.
    */
   serverRendered: boolean;
+  /** The product's own filters, as chains of built-in ones (RenderOptions.filters). */
+  filters?: Record<string, string>;
 }
 
 type Node =
@@ -164,6 +166,8 @@ function parse(source: string): Node[] {
 interface Macro {
   params: { name: string; fallback: Expr | null }[];
   body: Node[];
+  /** The macros of the template that defines it, which its body can call (Jinja's module scope). */
+  siblings?: Map<string, Macro>;
 }
 
 /** One rendering: its variables, the blocks of the templates it extends, and the macros in scope. */
@@ -188,7 +192,7 @@ class Context implements Scope {
       if (Object.prototype.hasOwnProperty.call(this.frames[k]!, name)) return this.frames[k]![name];
     }
     const macro = this.macros.get(name);
-    if (macro) return (...args: Value[]) => this.renderer.callMacro(macro, args, {}, this);
+    if (macro) return keywordFunction((args, kwargs) => this.renderer.callMacro(macro, args, kwargs, this));
     return undefined;
   }
 
@@ -204,6 +208,18 @@ class Context implements Scope {
         : [];
     }
     return undefined;
+  }
+
+  customFilter(name: string, value: Value, args: Value[]): { value: Value } | undefined {
+    const chain = this.options.filters?.[name];
+    if (chain === undefined) return undefined;
+    // The chain reads the filtered value as `value` and the filter's arguments as `arg0`, `arg1`…
+    const scope: Scope = {
+      liquid: this.liquid,
+      lookup: (key) => (key === "value" ? value : /^arg\d+$/.test(key) ? args[Number(key.slice(3))] : undefined),
+      call: () => undefined,
+    };
+    return { value: parseExpr(`value|${chain}`)(scope) };
   }
 
   set(name: string, value: Value): void {
@@ -305,6 +321,8 @@ class Renderer {
 
   callMacro(macro: Macro, args: Value[], kwargs: Record<string, Value>, context: Context): string {
     const values: Record<string, Value> = {};
+    for (const [name, sibling] of macro.siblings ?? [])
+      values[name] = keywordFunction((a, kw) => this.callMacro(sibling, a, kw, context));
     macro.params.forEach((param, k) => {
       values[param.name] =
         k < args.length ? args[k] : param.name in kwargs ? kwargs[param.name] : param.fallback?.(context);
@@ -374,6 +392,14 @@ class Renderer {
           if (this.options.dialect === "liquid") context.setOuter(match[1]!, value);
           else context.set(match[1]!, value);
         }
+        // Jinja's unpacking: `{% set (value, label) = pair %}`, `{% set a, b = pair %}`.
+        const unpack = /^\s*\(?\s*(\w+(?:\s*,\s*\w+)+)\s*\)?\s*=\s*([\s\S]*)$/.exec(args);
+        if (!match && unpack) {
+          const value = parseExpr(unpack[2]!)(context);
+          unpack[1]!
+            .split(",")
+            .forEach((name, k) => context.set(name.trim(), Array.isArray(value) ? value[k] : undefined));
+        }
         return "";
       }
       case "increment":
@@ -440,7 +466,8 @@ class Renderer {
     const macros = collectMacros(parse(found.source));
     if (tag === "import" && match[2]) {
       const namespace: Record<string, Value> = {};
-      for (const [name, macro] of macros) namespace[name] = (...a: Value[]) => this.callMacro(macro, a, {}, context);
+      for (const [name, macro] of macros)
+        namespace[name] = keywordFunction((a, kwargs) => this.callMacro(macro, a, kwargs, context));
       context.set(match[2], namespace);
     } else if (match[3]) {
       for (const item of match[3].split(",")) {
@@ -528,14 +555,14 @@ class Renderer {
         return "";
       }
       case "call": {
-        const match = /^\s*(?:\([^)]*\)\s*)?(\w+)\s*\(([\s\S]*)\)\s*$/.exec(args);
-        const macro = match ? context.macros.get(match[1]!) : undefined;
-        if (!macro) return "";
+        // `{% call card("Pro", price=9) %}…{% endcall %}`, `{% call(item) ns.table(rows) %}`: the macro's call, with
+        // the body as `caller()`.
+        const match = /^\s*(?:\([^)]*\)\s*)?([\w.]+\s*\([\s\S]*\))\s*$/.exec(args);
+        if (!match) return "";
         const body = this.renderNodes(node.body, context, template);
         context.push({ caller: () => body });
         try {
-          const callArgs = parseExpr(`[${match![2]}]`)(context) as Value[];
-          return this.callMacro(macro, callArgs, {}, context);
+          return textOf(parseExpr(match[1]!)(context));
         } finally {
           context.pop();
         }
@@ -695,7 +722,7 @@ function collectMacros(nodes: Node[]): Map<string, Macro> {
   for (const node of nodes) {
     if (node.t === "block" && node.name === "macro") {
       const macro = parseMacro(node.args, node.body);
-      if (macro) macros.set(macro.name, macro.macro);
+      if (macro) macros.set(macro.name, { ...macro.macro, siblings: macros });
     }
   }
   return macros;

@@ -42,10 +42,21 @@ export interface Scope {
   call(name: string, args: Value[], kwargs: Record<string, Value>): Value;
   /** Liquid's looser truthiness (only nil and false are false). */
   liquid: boolean;
+  /** A filter the product defines (see RenderOptions.filters); undefined when it is not one of those. */
+  customFilter?(name: string, value: Value, args: Value[]): { value: Value } | undefined;
 }
 
 /** A parsed expression, evaluated against a scope. */
 export type Expr = (scope: Scope) => Value;
+
+/** A function value that also takes keyword arguments (a Jinja macro: `plan(name="Pro", price=9)`). */
+export type KeywordFunction = ((...args: Value[]) => Value) & {
+  withKeywords: (args: Value[], kwargs: Record<string, Value>) => Value;
+};
+
+export function keywordFunction(fn: (args: Value[], kwargs: Record<string, Value>) => Value): KeywordFunction {
+  return Object.assign((...args: Value[]) => fn(args, {}), { withKeywords: fn });
+}
 
 /** Words that translate their first argument (Django, Jinja, Rails i18n, Hugo): the literal is the page's text. */
 export const TRANSLATE_FUNCTIONS = new Set([
@@ -150,7 +161,17 @@ export function parseExpr(source: string): Expr {
         let result: boolean;
         if (test === "defined") result = value !== undefined;
         else if (test === "none" || test === "None") result = value === null || value === undefined;
-        else if (test === "sameas" || test === "equalto") result = argument ? value === argument(scope) : false;
+        else if (test === "sameas" || test === "equalto" || test === "eq")
+          result = argument ? loose(value) === loose(argument(scope)) : false;
+        else if (test === "string") result = typeof value === "string";
+        else if (test === "number" || test === "integer" || test === "float") result = typeof value === "number";
+        else if (test === "iterable" || test === "sequence")
+          result = typeof value === "string" || Array.isArray(value) || (!!value && typeof value === "object");
+        else if (test === "mapping") result = !!value && typeof value === "object" && !Array.isArray(value);
+        else if (test === "boolean") result = typeof value === "boolean";
+        else if (test === "true") result = value === true;
+        else if (test === "false") result = value === false;
+        else if (test === "odd" || test === "even") result = Number(value) % 2 === (test === "odd" ? 1 : 0);
         else result = isTruthy(value);
         return negate ? !result : result;
       };
@@ -243,12 +264,12 @@ export function parseExpr(source: string): Expr {
         i++;
       }
       const inner = value;
-      value = (scope) =>
-        applyFilter(
-          name,
-          inner(scope),
-          args.map((arg) => arg(scope)),
-        );
+      value = (scope) => {
+        const input = inner(scope);
+        const argValues = args.map((arg) => arg(scope));
+        const custom = scope.customFilter?.(name, input, argValues);
+        return custom ? custom.value : applyFilter(name, input, argValues);
+      };
     }
     return value;
   }
@@ -295,7 +316,10 @@ export function parseExpr(source: string): Expr {
           const callee = inner(scope);
           const argValues = args.map((arg) => arg(scope));
           const kw = Object.fromEntries(kwargs.map(([k, e]) => [k, e(scope)]));
-          if (typeof callee === "function") return (callee as (...a: Value[]) => Value)(...argValues);
+          if (typeof callee === "function") {
+            const withKeywords = (callee as Partial<KeywordFunction>).withKeywords;
+            return withKeywords ? withKeywords(argValues, kw) : (callee as (...a: Value[]) => Value)(...argValues);
+          }
           return name ? scope.call(name, argValues, kw) : undefined;
         };
       } else break;
@@ -311,9 +335,24 @@ export function parseExpr(source: string): Expr {
     if (token.kind === "str") return () => token.value;
     if (token.kind === "num") return () => Number(token.value);
     if (token.kind === "op" && token.value === "(") {
+      // A parenthesised expression, or a tuple (`("$50", "per month")`, `()`), read as a list.
+      if (isOp(")")) {
+        i++;
+        return () => [];
+      }
       const inner = ternary();
+      if (!isOp(",")) {
+        if (isOp(")")) i++;
+        return inner;
+      }
+      const items: Expr[] = [inner];
+      while (isOp(",")) {
+        i++;
+        if (isOp(")")) break;
+        items.push(ternary());
+      }
       if (isOp(")")) i++;
-      return inner;
+      return (scope) => items.map((item) => item(scope));
     }
     if (token.kind === "op" && token.value === "[") {
       const items: Expr[] = [];

@@ -1,15 +1,18 @@
 /**
  * Renders a product's pricing page, as its repository kept it at one commit, to the static HTML a visitor would get,
- * without running any of the product's code (the corpus of bench/pricing-histories/). Each dialect is read by a small
- * interpreter of its own: the brace dialects (Django, Jinja2, Liquid/Jekyll, Twig), Markdown pages (plain, Jekyll,
- * Hugo content), and the ones in go.ts, erb.ts and php.ts. What only the product's server could compute (a database
- * query, a signed-in visitor's state, a custom tag) renders as nothing.
+ * without running any of the product's code (the corpus of test/fixtures/pricing-histories/). Each dialect is read
+ * by an interpreter of its own: the brace dialects (Django, Jinja2, Liquid/Jekyll, Twig) in brace.ts, Markdown pages
+ * (plain, MkDocs, MDX, Jekyll) here, Go templates (a Go web service's) in go.ts, Hugo sites (content pages and
+ * layouts, on go.ts) in hugo.ts, ERB (Rails, Middleman, Sitepress) in erb.ts; PHP and Handlebars are not read yet.
+ * What only the product's server could compute (a database query, a signed-in visitor's state, a custom tag) renders
+ * as nothing.
  */
 import path from "node:path";
 import type { RepoAtCommit } from "../repo.js";
 import { renderBrace, type BraceDialect, type TemplateSource } from "./brace.js";
+import { renderErbPage } from "./erb.js";
 import { renderGo } from "./go.js";
-import { renderHugo } from "./hugo.js";
+import { renderHugoLayout, renderHugoPage } from "./hugo.js";
 import {
   dataTree,
   escapeHtml,
@@ -32,6 +35,11 @@ export interface RenderOptions {
   context?: Record<string, Value>;
   /** Directory names templates are looked up under, most specific first (default: `templates`, `_includes`, …). */
   templateRoots?: string[];
+  /**
+   * Filters the product defines in its own code (a Django `price_format`), each written as the chain of the
+   * dialect's built-in filters that does the same: `{ "price_format": "intcomma|prepend:'€'" }`.
+   */
+  filters?: Record<string, string>;
 }
 
 const DEFAULT_ROOTS = ["templates", "_includes", "_layouts", "layouts", "partials", "includes", "views"];
@@ -51,34 +59,43 @@ export function jekyllRoot(repo: RepoAtCommit, file: string): string | null {
   }
 }
 
+const HUGO_CONFIGS = ["hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml", "config.yaml", "config.yml"];
+
+/**
+ * Whether the repository is a Hugo site (outside a Jekyll site): a `config.toml`/`hugo.toml`, `_default` or theme
+ * layouts, or any `layouts/` beside a Hugo-style configuration file.
+ */
+export function isHugoSite(repo: RepoAtCommit, file: string): boolean {
+  if (jekyllRoot(repo, file) !== null) return false;
+  if (repo.exists("config.toml") || repo.exists("hugo.toml")) return true;
+  const configured = HUGO_CONFIGS.some((f) => repo.exists(f));
+  return repo
+    .files()
+    .some(
+      (f) =>
+        f.startsWith("layouts/_default/") ||
+        /^themes\/[^/]+\/layouts\//.test(f) ||
+        (configured && f.startsWith("layouts/")),
+    );
+}
+
+/** Whether the file is one of a Hugo site's layouts (its own or a theme's). */
+function isHugoLayout(repo: RepoAtCommit, file: string): boolean {
+  return /^(?:themes\/[^/]+\/)?layouts\//.test(file) && isHugoSite(repo, file);
+}
+
 /** The dialect of a page from its extension and markers. */
 export function detectDialect(repo: RepoAtCommit, file: string, source: string): Dialect {
   const ext = path.posix.extname(file).toLowerCase();
   const jekyll = jekyllRoot(repo, file) !== null;
-  const hugoConfig = [
-    "hugo.toml",
-    "hugo.yaml",
-    "hugo.yml",
-    "hugo.json",
-    "config.toml",
-    "config.yaml",
-    "config.yml",
-  ].some((f) => repo.exists(f));
-  const hugo =
-    !jekyll &&
-    (repo.exists("config.toml") ||
-      repo.exists("hugo.toml") ||
-      repo
-        .files()
-        .some(
-          (f) =>
-            f.startsWith("layouts/_default/") ||
-            /^themes\/[^/]+\/layouts\//.test(f) ||
-            (hugoConfig && f.startsWith("layouts/")),
-        ));
-  if ([".md", ".markdown", ".mdx", ".mkd", ".markerb"].includes(ext))
-    return jekyll ? "jekyll" : hugo && file.startsWith("content/") ? "hugo" : "markdown";
-  if (ext === ".erb" || ext === ".eex" || ext === ".heex" || ext === ".leex") return "erb";
+  if (
+    file.startsWith("content/") &&
+    [".md", ".markdown", ".mkd", ".html", ".htm"].includes(ext) &&
+    isHugoSite(repo, file)
+  )
+    return "hugo";
+  if ([".md", ".markdown", ".mdx", ".mkd"].includes(ext)) return jekyll ? "jekyll" : "markdown";
+  if ([".erb", ".markerb", ".eex", ".heex", ".leex"].includes(ext)) return "erb";
   if (ext === ".php") return "php";
   if (jekyll && /^\uFEFF?---\s*\n/.test(source)) return "jekyll";
   if (/\{\{-?\s*(?:define|range|with|partial|template|\.)\b/.test(source) && !/\{%/.test(source)) return "go";
@@ -100,15 +117,21 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
     case "django":
     case "jinja":
     case "liquid":
-      return wrap(renderServerTemplate(repo, file, source, dialect, roots, context), null);
+      return wrap(renderServerTemplate(repo, file, source, dialect, roots, context, options.filters), null);
     case "markdown":
       return renderMarkdownPage(source, context);
     case "jekyll":
-      return renderJekyll(repo, file, source, context);
-    case "hugo":
-      return wrap(renderHugo(repo, file, context), null);
+      return renderJekyll(repo, file, source, context, options.filters);
+    case "hugo": {
+      const page = renderHugoPage(repo, file, source, context);
+      return wrap(page.html, page.title);
+    }
     case "go":
-      return wrap(renderGo({ path: file, source }, { load: loader(repo, roots), data: { ...context } }), null);
+      return isHugoLayout(repo, file)
+        ? wrap(renderHugoLayout(repo, file, source, context), null)
+        : wrap(renderGo({ path: file, source }, { load: loader(repo, roots), data: { ...context } }), null);
+    case "erb":
+      return renderErbPage(repo, file, source, context);
     default:
       throw new Error(`${file}: the ${dialect} dialect is not read yet (scripts/corpus/render/${dialect}.ts)`);
   }
@@ -130,10 +153,11 @@ function renderServerTemplate(
   dialect: BraceDialect,
   roots: string[],
   context: Record<string, Value>,
+  filters?: Record<string, string>,
 ): string {
   return renderBrace(
     { path: file, source },
-    { dialect, load: loader(repo, roots), globals: { ...context }, serverRendered: dialect !== "liquid" },
+    { dialect, load: loader(repo, roots), globals: { ...context }, serverRendered: dialect !== "liquid", filters },
   );
 }
 
@@ -162,7 +186,13 @@ function renderMarkdownPage(source: string, context: Record<string, Value>): str
  * A Jekyll page: Liquid over the page (with `page`, `site` and `site.data`), Markdown when it is a Markdown file, then
  * its layout chain (`layout:` in front matter, `{{ content }}` where the layout places it).
  */
-function renderJekyll(repo: RepoAtCommit, file: string, source: string, context: Record<string, Value>): string {
+function renderJekyll(
+  repo: RepoAtCommit,
+  file: string,
+  source: string,
+  context: Record<string, Value>,
+  filters?: Record<string, string>,
+): string {
   const configRoot = jekyllRoot(repo, file) ?? "";
   const config = siteConfig(repo, configRoot);
   // `source:` in the configuration moves the site's files (pages, _data, _layouts, _includes) to that directory.
@@ -175,7 +205,7 @@ function renderJekyll(repo: RepoAtCommit, file: string, source: string, context:
   const { data: page, body } = splitFrontMatter(source);
   const url = `/${file.slice(prefix.length).replace(/\.(md|markdown|html)$/, "")}`;
   const globals = { ...context, site, page: { ...page, url } };
-  const options = { dialect: "liquid" as const, load: loader(repo, roots), globals, serverRendered: false };
+  const options = { dialect: "liquid" as const, load: loader(repo, roots), globals, serverRendered: false, filters };
   let content = renderBrace({ path: file, source: body }, options);
   if (/\.(md|markdown|mkd)$/i.test(file)) {
     content = kramdownToHtml(content, truthy(member(member(config, "kramdown"), "parse_block_html")));
