@@ -85,7 +85,6 @@ const CONTACT_TEXT_RE =
 /** A saving, not a price: "$5 off", "Save $20", "a $10 discount". */
 const DISCOUNT_RE =
   /\d\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d/i;
-const NAME_CLASS_RE = /(?:^|[-_\s])(?:name|title|heading|header|headline|tier|h[1-6])(?:$|[-_\s])/i;
 
 export function isStruck(el: Element): boolean {
   return (
