@@ -371,8 +371,16 @@ function amountsIn(text: string): Amount[] {
       ambiguous = `"${text.slice(Math.max(0, at - 4), at)}${token}" is not one number`;
     // "$119. 95" is a price only where it ends: "Plans 10, 20 and 30" is not 10.20.
     if (/[.,] \d{2}$/.test(token) && !afterForm && !ENDS_HERE.test(after)) ambiguous = `"${token}" is a list`;
-    if (MAGNITUDE_AFTER.test(after)) continue;
-    let end = at + token.length;
+    // "$40M Series B" is money, not a price; "$20k per annum" is a price in thousands (a period says so).
+    let thousands = false;
+    const magnitude = MAGNITUDE_AFTER.exec(after);
+    if (magnitude) {
+      const rest = text.slice(at + token.length + magnitude[0].length, at + token.length + magnitude[0].length + 40);
+      if (!beforeForm || !/^\s?[kK]$/.test(magnitude[0]) || !/^\d+$/.test(token) || detectPeriod(rest) === null)
+        continue;
+      thousands = true;
+    }
+    let end = at + token.length + (magnitude ? magnitude[0].length : 0);
     if (!beforeForm && afterForm) {
       end += afterForm.length;
       // "35€ 99", "1250€ 60": the cents after the sign.
@@ -389,7 +397,11 @@ function amountsIn(text: string): Amount[] {
     out.push({
       start: beforeForm ? at - beforeForm.length : at,
       end,
-      reading: ambiguous ? () => ({ ambiguous }) : () => readNumber(token, currency),
+      reading: ambiguous
+        ? () => ({ ambiguous })
+        : thousands
+          ? () => ({ decimal: `${token}000` })
+          : () => readNumber(token, currency),
       currency,
       hasCurrency: form !== null,
     });
