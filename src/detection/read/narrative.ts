@@ -103,14 +103,36 @@ function firstPriceAt(index: ElementIndex): number {
 function headline(index: ElementIndex, main: AnyNode): Element | null {
   const inMain = index.at(main) !== -1;
   const limit = firstPriceAt(index);
+  // The first few h1s only: a hostile page's hundred thousand repeated h1s are not each compared with their siblings.
+  let seen = 0;
   for (const el of inMain ? index.inside(main as Element) : index.elements) {
-    if (index.at(el) > limit) break;
-    if (tagName(el) !== "h1" || index.visibleChars(el) === 0 || excluded(index, el)) continue;
+    if (index.at(el) > limit || seen > MAX_H1_CANDIDATES) break;
+    if (tagName(el) !== "h1") continue;
+    seen++;
+    if (index.visibleChars(el) === 0 || excluded(index, el) || repeated(index, el)) continue;
     return el;
   }
   return null;
 }
 
+/**
+ * An h1 repeated in sibling blocks (a page that heads every plan card with an h1): a block within three levels above
+ * it has a sibling that holds an h1 too. Such h1s name records, not the page.
+ */
+function repeated(index: ElementIndex, h1: Element): boolean {
+  let block: AnyNode | null = h1.parent;
+  for (let level = 0; level < 3 && block && isElement(block) && index.at(block) !== -1; level++, block = block.parent) {
+    const parent = block.parent;
+    if (!parent || !isElement(parent)) break;
+    const twin = parent.children.some(
+      (sibling) => sibling !== block && isElement(sibling) && index.inside(sibling).some((el) => tagName(el) === "h1"),
+    );
+    if (twin) return true;
+  }
+  return false;
+}
+
+const MAX_H1_CANDIDATES = 10;
 const LEAD_LOOKAHEAD = 40;
 const LEAD_MAX_CHARS = 600;
 

@@ -89,8 +89,13 @@ export interface PricePair {
  * no price.
  */
 export function pairPrices(before: PricingPlan, after: PricingPlan): PricePair[] {
-  const b = priceOptions(before).filter((o) => o.amount !== null);
-  const a = priceOptions(after).filter((o) => o.amount !== null);
+  return pairOptions(
+    priceOptions(before).filter((o) => o.amount !== null),
+    priceOptions(after).filter((o) => o.amount !== null),
+  );
+}
+
+function pairOptions(b: PriceOption[], a: PriceOption[]): PricePair[] {
   const used = new Set<PriceOption>();
   const pairs: PricePair[] = [];
   const take = (test: (x: PriceOption, y: PriceOption) => boolean) => {
@@ -147,9 +152,9 @@ export function optionChanges(
   after: PricingPlan,
 ): { added: PriceOption[]; dropped: PriceOption[] } {
   if (before.amount === null || after.amount === null) return { added: [], dropped: [] };
-  const pairs = pairPrices(before, after);
   const b = priceOptions(before).filter((o) => o.amount !== null);
   const a = priceOptions(after).filter((o) => o.amount !== null);
+  const pairs = pairOptions(b, a);
   const unpairedBefore = b.filter((o) => !pairs.some((pair) => pair.before === o));
   const unpairedAfter = a.filter((o) => !pairs.some((pair) => pair.after === o));
   if (unpairedBefore.length > 0 && unpairedAfter.length > 0) return { added: [], dropped: [] };

@@ -1,0 +1,265 @@
+/**
+ * Pricing records read without knowing the layout (src/detection/read/pricing/, docs/real-pages.md), end to end on
+ * small markup of the layouts real pages use: what extract() reads, and what a change between two versions becomes
+ * (diff and classify as a pricing page). Each layout here is one the engine once read nothing of, or read wrong.
+ */
+import { describe, expect, it } from "vitest";
+import { classify } from "../../src/detection/classify/classify.js";
+import { diffExtractions } from "../../src/detection/diff/diff.js";
+import { extract } from "../../src/detection/read/index.js";
+import { isPlanRecord, type EventDraft, type PricingPlan } from "../../src/detection/types.js";
+
+const read = (html: string) =>
+  extract(`<html><body><main>${html}</main></body></html>`, {
+    url: "https://acme.com/pricing",
+    contentType: "text/html; charset=utf-8",
+    fetchMethod: "http",
+  });
+
+const prices = (plans: PricingPlan[]) =>
+  plans.map((plan) => ({
+    name: plan.name,
+    amount: plan.amount,
+    currency: plan.currency,
+    period: plan.period,
+    ...(plan.prices ? { options: plan.prices.map((o) => [o.amount, o.period, o.billing ?? null]) } : {}),
+  }));
+
+/** The events a customer gets when a pricing page goes from `before` to `after`. */
+function events(before: string, after: string): EventDraft[] {
+  return classify(diffExtractions(read(before), read(after)), {
+    competitorName: "Acme",
+    sourceType: "pricing",
+    sourceUrl: "https://acme.com/pricing",
+  });
+}
+
+const pricingEvents = (drafts: EventDraft[]) => drafts.filter((event) => event.event_type === "pricing_change");
+
+/** Three Bootstrap cards whose names are not headings (issue 24's example). */
+function bootstrapCards(nameTag: string, close = nameTag): string {
+  const card = (name: string, price: number) =>
+    `<div class="col"><div class="card"><${nameTag}>${name}</${close}><p class="price">$${price} / month</p>` +
+    `<ul><li>10 projects</li><li>Email support</li></ul><button>Upgrade</button></div></div>`;
+  return `<h1>Pricing</h1><div class="row">${card("Basic", 2)}${card("Premium", 4)}${card("Ultimate", 8)}</div>`;
+}
+
+const THREE_PLANS = [
+  { name: "Basic", amount: 2, currency: "USD", period: "month" },
+  { name: "Premium", amount: 4, currency: "USD", period: "month" },
+  { name: "Ultimate", amount: 8, currency: "USD", period: "month" },
+];
+
+describe("records from the page's own repetition", () => {
+  it('reads three Bootstrap cards named by <div class="h3">', () => {
+    expect(prices(read(bootstrapCards('div class="h3"', "div")).pricing)).toEqual(THREE_PLANS);
+  });
+
+  it("reads three Bootstrap cards named by <strong>", () => {
+    expect(prices(read(bootstrapCards("strong")).pricing)).toEqual(THREE_PLANS);
+  });
+
+  it("reads three Bootstrap cards named by a plain <span>", () => {
+    expect(prices(read(bootstrapCards("span")).pricing)).toEqual(THREE_PLANS);
+  });
+
+  it("names a card by its most prominent text before the price, not by its badge or tagline", () => {
+    const card = (name: string, price: number, badge = "") =>
+      `<div><p class="tagline">Made for teams</p>${badge}<div class="plan-title">${name}</div><span>$${price}/mo</span><ul><li>a</li></ul></div>`;
+    const { pricing } = read(
+      `<div>${card("Starter", 9)}${card("Growth", 29, '<span class="ribbon">Most popular</span>')}${card("Scale", 99)}</div>`,
+    );
+    expect(pricing.map((plan) => plan.name)).toEqual(["Starter", "Growth", "Scale"]);
+  });
+
+  it("reads a comparison grid of div columns, each named in its head cell, its price further down the column", () => {
+    const column = (name: string, price: string) =>
+      `<div class="col"><div class="head"><strong>${name}</strong></div><div class="cell">Unlimited users</div>` +
+      `<div class="cell">${price}</div><div class="cell">Email support</div></div>`;
+    const { pricing } = read(
+      `<div class="grid">${column("10k", "$19/mo")}${column("40k", "$49/mo")}${column("100k", "$99/mo")}</div>`,
+    );
+    expect(prices(pricing)).toEqual([
+      { name: "10k", amount: 19, currency: "USD", period: "month" },
+      { name: "40k", amount: 49, currency: "USD", period: "month" },
+      { name: "100k", amount: 99, currency: "USD", period: "month" },
+    ]);
+  });
+
+  it("knows cards that carry no name by their price", () => {
+    const card = (price: string) =>
+      `<div class="col"><div class="panel"><p>${price}</p><ul><li>Unlimited checks</li><li>Team access</li></ul></div></div>`;
+    const { pricing } = read(`<div class="row">${card("free")}${card("$5/mo")}${card("$20/mo")}</div>`);
+    expect(prices(pricing)).toEqual([
+      { name: "free", amount: 0, currency: null, period: null },
+      { name: "$5/mo", amount: 5, currency: "USD", period: "month" },
+      { name: "$20/mo", amount: 20, currency: "USD", period: "month" },
+    ]);
+  });
+
+  it("reads both periods of a price written in one line: '$10/year or $1/month'", () => {
+    const card = (name: string, text: string) => `<div><h3>${name}</h3><p>${text}</p></div>`;
+    const { pricing } = read(
+      `<div>${card("Personal", "$10/year or $1/month")}${card("Team", "$50/year or $5/month")}</div>`,
+    );
+    expect(prices(pricing)).toEqual([
+      {
+        name: "Personal",
+        amount: 10,
+        currency: "USD",
+        period: "year",
+        options: [
+          [10, "year", null],
+          [1, "month", null],
+        ],
+      },
+      {
+        name: "Team",
+        amount: 50,
+        currency: "USD",
+        period: "year",
+        options: [
+          [50, "year", null],
+          [5, "month", null],
+        ],
+      },
+    ]);
+  });
+
+  it("reads a plan's prices inside its buttons, with how each is billed", () => {
+    const card = (name: string, month: number, year: number) =>
+      `<div><h3>${name}</h3><form><button>Monthly billing $${month}/month</button><button>Yearly billing $${year}/year</button></form></div>`;
+    const { pricing } = read(`<div>${card("Pro", 4, 30)}${card("Team", 8, 60)}</div>`);
+    expect(prices(pricing)).toEqual([
+      {
+        name: "Pro",
+        amount: 4,
+        currency: "USD",
+        period: "month",
+        options: [
+          [4, "month", "month"],
+          [30, "year", "year"],
+        ],
+      },
+      {
+        name: "Team",
+        amount: 8,
+        currency: "USD",
+        period: "month",
+        options: [
+          [8, "month", "month"],
+          [60, "year", "year"],
+        ],
+      },
+    ]);
+  });
+
+  it("names prices in a plan's column by the label column beside it, as that plan's add-ons", () => {
+    const labels = `<div class="labels"><ul><li>Projects</li><li>Additional user<span class="period">per month</span></li><li>Storage</li></ul></div>`;
+    const plan = (name: string, price: number, user: number) =>
+      `<div class="product"><h2>${name}</h2><h3>$${price} per month</h3><ul><li>Unlimited</li><li><span class="price">$${user}</span> per month</li><li>100 GB</li></ul></div>`;
+    const { pricing } = read(`<div class="table">${labels}${plan("Team", 74, 12)}${plan("Business", 225, 4)}</div>`);
+    expect(pricing.map(({ name, kind, amount }) => ({ name, kind: kind ?? "plan", amount }))).toEqual([
+      { name: "Team", kind: "plan", amount: 74 },
+      { name: "Additional user (Team)", kind: "addon", amount: 12 },
+      { name: "Business", kind: "plan", amount: 225 },
+      { name: "Additional user (Business)", kind: "addon", amount: 4 },
+    ]);
+  });
+
+  it("reads a comparison table's cost row under its header of plan names, 'Free' cells included", () => {
+    const { pricing } = read(`<table><tr><th></th><th>Free</th><th>Teams</th><th>Enterprise</th></tr>
+      <tr><td>Users</td><td>2</td><td>Unlimited</td><td>Unlimited</td></tr>
+      <tr><td>Cost</td><td>Free</td><td>$3 per user per month, billed annually</td><td>$5 per user per month, billed annually</td></tr></table>`);
+    expect(prices(pricing)).toEqual([
+      { name: "Free", amount: 0, currency: null, period: null },
+      { name: "Teams", amount: 3, currency: "USD", period: "month", options: [[3, "month", "year"]] },
+      { name: "Enterprise", amount: 5, currency: "USD", period: "month", options: [[5, "month", "year"]] },
+    ]);
+  });
+});
+
+describe("a price change is never silent", () => {
+  const page = (price: string) =>
+    `<h1>Pricing</h1><h2>Extras</h2><p>Need more? Extra storage is available.</p><p class="note">${price} per 100 GB each month</p>`;
+
+  it("reads a price no plan can be named for, by its context, never as a plan", () => {
+    const { pricing } = read(page("$5"));
+    expect(pricing.filter(isPlanRecord)).toEqual([]);
+    expect(pricing.map(({ name, origin, amount, context }) => ({ name, origin, amount, context }))).toEqual([
+      { name: "Extras", origin: "context", amount: 5, context: undefined },
+    ]);
+  });
+
+  it("turns its change into a pricing event with a lower confidence that says why", () => {
+    const [event, ...rest] = pricingEvents(events(page("$5"), page("$7")));
+    expect(rest).toEqual([]);
+    expect(event).toMatchObject({
+      title: 'Acme raised the price "Extras" from $5 to $7/month',
+      confidence_score: 0.5,
+      is_inferred: true,
+    });
+    expect(event!.confidence_reasoning).toMatch(/could not be tied to a named plan/);
+  });
+});
+
+describe("a redesign is not a price change", () => {
+  const cards = `<div class="plans"><div class="plan"><h3>Basic</h3><p>$9/month</p></div><div class="plan"><h3>Pro</h3><p>$29/month</p></div></div>`;
+  const table = `<table><thead><tr><th>Plan</th><th>Basic</th><th>Pro</th></tr></thead>
+    <tbody><tr><td>Price</td><td>$9/month</td><td>$29/month</td></tr></tbody></table>`;
+
+  it("raises no pricing event when the same prices move from cards into a table", () => {
+    expect(pricingEvents(events(cards, table))).toEqual([]);
+  });
+
+  it("raises no pricing event when the page shows its yearly prices where it showed the monthly ones", () => {
+    const yearly = cards.replace("$9/month", "$90/year").replace("$29/month", "$290/year");
+    expect(pricingEvents(events(cards, yearly))).toEqual([]);
+  });
+
+  it("tells plans renamed at the same prices as one low event", () => {
+    const renamed = cards.replace("Basic", "Starter").replace(">Pro<", ">Business<");
+    const drafts = pricingEvents(events(cards, renamed));
+    expect(drafts).toHaveLength(1);
+    expect(drafts[0]).toMatchObject({ severity: "low", tags: ["pricing", "plan-renamed"] });
+  });
+
+  it("tells a struck list price appearing over an unchanged price as a promotion, not a raise", () => {
+    const promo = cards.replace("<p>$29/month</p>", "<p><del>$39</del> $29/month</p>");
+    const [event, ...rest] = pricingEvents(events(cards, promo));
+    expect(rest).toEqual([]);
+    expect(event).toMatchObject({ severity: "low", tags: ["pricing", "promotion-started", "pro"] });
+  });
+
+  it("tells a billing option added beside the price that stayed as one low event", () => {
+    const more = cards.replace("<p>$29/month</p>", "<p>$29/month</p><p>or $290/year</p>");
+    const [event, ...rest] = pricingEvents(events(cards, more));
+    expect(rest).toEqual([]);
+    expect(event).toMatchObject({ severity: "low", title: "Acme added a price option to Pro: $290/year" });
+  });
+
+  it("still reports a real price change through a redesign", () => {
+    const raised = table.replace("$29/month", "$39/month");
+    expect(pricingEvents(events(cards, raised)).map((event) => event.title)).toEqual([
+      "Acme raised Pro from $29 to $39/month",
+    ]);
+  });
+});
+
+describe("narrative only from real narrative", () => {
+  it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
+    const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>
+      <div class="plans"><div><h3>Basic</h3><p>$9/month</p></div><div><h3>Pro</h3><p>$29/month</p></div></div>
+      <section><h2>Billing questions</h2><p>Payment via Paddle: all major cards and PayPal are accepted, invoices on request.</p></section>`);
+    expect(narrative.h1).toEqual(["Simple pricing"]);
+    expect(narrative.hero).toBe("Start free, upgrade as your team grows.");
+  });
+
+  it("has no headline when the page's first h1 stands below its prices (an h1 per plan card)", () => {
+    const { narrative } =
+      read(`<div class="plans"><div><h1>Basic</h1><p>$9/month</p></div><div><h1>Pro</h1><p>$29/month</p></div></div>
+      <h1>Billing questions</h1><p>Payment via Paddle: all major cards are accepted.</p>`);
+    expect(narrative.h1).toEqual([]);
+    expect(narrative.hero).toBeNull();
+  });
+});
