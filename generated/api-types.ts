@@ -1690,7 +1690,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to alerts (partner)
-         * @description Sets where the workspace's alerts go. Replaces the previously configured partner alert rule (reserved rule name `__partner_default__`, listed by `GET /alert-rules`), so repeated calls are idempotent; with neither `email` nor `slack_webhook_url` the partner rule is removed. Alerts are sent immediately for each matching event, of every competitor and confidence. 403 without `api_access`, when the workspace's plan lacks `realtime` (immediate alerts), or when `slack_webhook_url` is set and the plan lacks `slack`; 404 for a workspace the caller cannot reach; 422 when the body's `workspace_id` differs from the path's or the Slack URL is refused.
+         * @description Sets where the workspace's alerts go. Replaces the previously configured partner alert rule (reserved rule name `__partner_default__`, listed by `GET /alert-rules`), so repeated calls are idempotent; with neither `email` nor `slack_webhook_url` the partner rule is removed. Alerts are sent immediately for each matching event, of every competitor and confidence. Only an owner of the caller's workspace may call it. When the call adds addresses that are not members of the workspace, each owner of the workspace (of the partner's workspace, for a provisioned child, which has no members) is told by email which ones. 403 without `api_access`, for a caller who is not an owner, when the workspace's plan lacks `realtime` (immediate alerts), or when `slack_webhook_url` is set and the plan lacks `slack`; 404 for a workspace the caller cannot reach; 409 when `slack_webhook_url` would replace a Slack webhook the vendor connected; 422 when the body's `workspace_id` differs from the path's or the Slack URL is refused.
          */
         post: operations["subscribePartnerAlerts"];
         delete?: never;
@@ -1750,7 +1750,7 @@ export interface paths {
         put?: never;
         /**
          * Register a monitor (partner)
-         * @description Registers a monitor. Idempotent per type: when the workspace already has a monitor of `monitor_type`, that monitor is returned (still 201), updated from `label`, `cadence` and `enabled` where given; otherwise one is created. So a workspace has at most eight monitors. 403 without `api_access`; 404 for a workspace the caller cannot reach.
+         * @description Registers a monitor. Idempotent per type: when the workspace already has a monitor of `monitor_type`, that monitor is returned (still 201), updated from `label`, `cadence` and `enabled` where given; otherwise one is created. So a workspace has at most eight monitors. Only an owner of the caller's workspace may call it. 403 without `api_access` or for a caller who is not an owner; 404 for a workspace the caller cannot reach.
          */
         post: operations["registerPartnerMonitor"];
         delete?: never;
@@ -2860,7 +2860,7 @@ export interface components {
             monitor_types?: components["schemas"]["MonitorType"][] | null;
             /**
              * Format: uri
-             * @description Slack incoming-webhook URL that receives the alerts; absent or `null` = no Slack channel. It must be an `https://` URL whose host is a public address (checked like every outbound target; 422 otherwise), and becomes the workspace's connected Slack webhook, stored encrypted. Needs the workspace's plan to include `slack` (403 otherwise).
+             * @description Slack incoming-webhook URL that receives the alerts; absent or `null` = no Slack channel. It must be an `https://` URL whose host is a public address (checked like every outbound target; 422 otherwise), and becomes the workspace's connected Slack webhook, stored encrypted. Needs the workspace's plan to include `slack` (403 otherwise). A webhook the vendor connected (`slack-connect`) is never replaced: naming another URL then answers 409, naming that same webhook uses it.
              */
             slack_webhook_url?: string | null;
         };
@@ -8452,6 +8452,15 @@ export interface operations {
             };
             /** @description The resource does not exist, or belongs to another workspace. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The request conflicts with existing state (e.g. a duplicate). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

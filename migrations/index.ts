@@ -25,6 +25,7 @@ import * as firehose from "./20261124180000_firehose.js";
 import * as supportInbox from "./20261124190000_support_inbox.js";
 import * as eventSummaryModel from "./20261125000100_event_summary_model.js";
 import * as supportWebhookSecret from "./20261128000100_support_webhook_secret.js";
+import * as slackConnectedBy from "./20261128000200_slack_connected_by.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
@@ -49,4 +50,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261124190000_support_inbox", supportInbox],
   ["20261125000100_event_summary_model", eventSummaryModel],
   ["20261128000100_support_webhook_secret", supportWebhookSecret],
+  ["20261128000200_slack_connected_by", slackConnectedBy],
 ];

@@ -93,9 +93,14 @@ export async function connectSlack(
   }
   const url = await validateSlackWebhookUrl(rawUrl, options);
   // The URL is the credential (anyone holding it can post to the channel): stored sealed (src/lib/secret-box.ts).
+  // Marked as the vendor's, which the partner API never replaces (docs/product-rules.md#partner-api).
   await knex("workspaces")
     .where({ id: workspaceId })
-    .update({ slack_webhook_url: secretBoxOf(options).seal(url), updated_at: knex.fn.now() });
+    .update({
+      slack_webhook_url: secretBoxOf(options).seal(url),
+      slack_connected_by: "vendor",
+      updated_at: knex.fn.now(),
+    });
   return { workspace_id: workspaceId, slack_webhook_url: url };
 }
 

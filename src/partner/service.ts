@@ -9,11 +9,11 @@ import { AlertRule } from "../alert-rules/models.js";
 import { PARTNER_RULE_NAME } from "../alert-rules/name.js";
 import { createDefaultAlertRule } from "../alert-rules/service.js";
 import { SlackConnectError, validateSlackWebhookUrl } from "../alerts/slack.js";
-import type { Config } from "../config.js";
 import { eventSourceUrl, isoTimestamp } from "../db/sql.js";
 import { WorkspaceScope } from "../db/tenancy.js";
-import { forbidden, invalid, notFound } from "../http/errors.js";
-import type { Workspace } from "../http/handler.js";
+import { enqueueEmail } from "../email/outbox.js";
+import { conflict, forbidden, invalid, notFound } from "../http/errors.js";
+import type { AppServices, Workspace } from "../http/handler.js";
 import type { QueryOf, Schemas, Severity } from "../http/schemas.js";
 import { secretBoxOf } from "../lib/secret-box.js";
 import { SEVERITIES } from "../lib/severity.js";
@@ -78,8 +78,12 @@ function toPartnerWorkspace(row: WorkspaceRow): PartnerWorkspace {
 export class PartnerService {
   constructor(
     private readonly workspace: Workspace,
-    private readonly config: Pick<Config, "allowPrivateTargets" | "secretsKey">,
+    private readonly services: Pick<AppServices, "config" | "jobs">,
   ) {}
+
+  private get config() {
+    return this.services.config;
+  }
 
   private get db(): Knex | Knex.Transaction {
     return this.workspace.scope.db;
@@ -184,18 +188,48 @@ export class PartnerService {
 
     await target.scope.transaction(async (scope) => {
       // The workspace row is locked so concurrent subscribes replace the rule one after the other, never leaving two.
-      await scope.db("workspaces").where({ id: target.id }).forUpdate().first("id");
-      const existing = await scope.query(AlertRule).where({ name: PARTNER_RULE_NAME }).select("id");
+      const row: { name: string; slack_webhook_url: string | null; slack_connected_by: string | null } = await scope
+        .db("workspaces")
+        .where({ id: target.id })
+        .forUpdate()
+        .first("name", "slack_webhook_url", "slack_connected_by");
+      const existing = await scope
+        .query(AlertRule)
+        .where({ name: PARTNER_RULE_NAME })
+        .select("id", "email_recipients_json");
       if (channels.length === 0) {
         if (existing.length > 0) await scope.query(AlertRule).where({ name: PARTNER_RULE_NAME }).delete();
         return;
       }
       if (slackUrl !== null) {
-        await scope
-          .db("workspaces")
-          .where({ id: target.id })
-          .update({ slack_webhook_url: secretBoxOf(this.config).seal(slackUrl), updated_at: scope.db.fn.now() });
+        const box = secretBoxOf(this.config);
+        const current = box.openNullable(row.slack_webhook_url);
+        if (row.slack_connected_by !== "partner" && current !== null) {
+          // The vendor's connection (slack-connect) is never replaced: no API shows it to the owners, so a new URL
+          // here would silently move where the workspace's Slack alerts go. Naming that same webhook is fine.
+          if (current !== slackUrl) {
+            throw conflict(
+              "This workspace's Slack webhook was connected by the vendor (slack-connect) and cannot be replaced " +
+                "through the partner API; subscribe without slack_webhook_url, or ask the vendor to change it",
+            );
+          }
+        } else {
+          await scope
+            .db("workspaces")
+            .where({ id: target.id })
+            .update({
+              slack_webhook_url: box.seal(slackUrl),
+              slack_connected_by: "partner",
+              updated_at: scope.db.fn.now(),
+            });
+        }
       }
+      const before = new Set(existing.flatMap((rule) => rule.email_recipients_json ?? []).map(normalizeEmail));
+      await this.tellOwnersOfOutsideRecipients(
+        scope,
+        { id: target.id, name: row.name },
+        emails.filter((email) => !before.has(email)),
+      );
       const rule = {
         competitor_id: null,
         confidence_threshold: 0,
@@ -217,6 +251,56 @@ export class PartnerService {
       }
     });
     return { ok: true };
+  }
+
+  /**
+   * Mails the owners when addresses outside the workspace start receiving its alerts: the alerts carry what the
+   * workspace watches, and the partner rule can send them anywhere (docs/product-rules.md#partner-api). Outside means
+   * not a member's address; only addresses the rule did not already have count, so a repeated call mails nobody. The
+   * owners are the workspace's; a provisioned child has no members, so its partner's owners are told instead. Queued
+   * in the subscription's transaction: mailed exactly when the change commits.
+   */
+  private async tellOwnersOfOutsideRecipients(
+    scope: WorkspaceScope,
+    target: { id: string; name: string },
+    added: string[],
+  ): Promise<void> {
+    if (added.length === 0) return;
+    const ownersOf = (workspaceId: string) =>
+      new WorkspaceScope(scope.db, workspaceId)
+        .from("memberships as m")
+        .join("users as u", "u.id", "m.user_id")
+        .where({ "m.role": "owner" })
+        .orderBy("u.email")
+        .select<{ email: string; name: string }[]>("u.email", "u.name");
+    const members: { email: string }[] = await scope
+      .from("memberships as m")
+      .join("users as u", "u.id", "m.user_id")
+      .select("u.email");
+    const memberAddresses = new Set(members.map((member) => normalizeEmail(member.email)));
+    const outside = added.filter((email) => !memberAddresses.has(email));
+    if (outside.length === 0) return;
+    let owners = await ownersOf(target.id);
+    if (owners.length === 0 && target.id !== this.callerWorkspaceId) owners = await ownersOf(this.callerWorkspaceId);
+    const base = this.config.publicBaseUrl.replace(/\/+$/, "");
+    for (const owner of owners) {
+      await enqueueEmail(
+        this.services.jobs,
+        {
+          to: owner.email,
+          subject: `Alerts of ${target.name} now go to an address outside the workspace`,
+          text:
+            `Hi ${owner.name},\n\n` +
+            `${this.workspace.caller.email} subscribed these addresses, which are not members of ${target.name}, to ` +
+            `its immediate alerts through the partner API:\n\n` +
+            outside.map((email) => `- ${email}\n`).join("") +
+            `\nEach of them now receives the workspace's alerts by email. If you did not expect this, subscribe ` +
+            `again without them (POST ${base}/v1/workspaces/${target.id}/alerts/subscribe), or delete the alert ` +
+            `rule named "${PARTNER_RULE_NAME}".\n`,
+        },
+        scope.db as Knex.Transaction,
+      );
+    }
   }
 
   /**

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventFanOut } from "../../src/delivery/consumers.js";
 import { PARTNER_RULE_NAME } from "../../src/alert-rules/name.js";
+import { connectSlack } from "../../src/alerts/slack.js";
 import { secretBoxOf } from "../../src/lib/secret-box.js";
 import { suppress } from "../../src/suppressions/service.js";
 import { FakeSlack } from "../fakes/slack.js";
@@ -324,5 +325,77 @@ describe("POST /v1/workspaces/{id}/alerts/subscribe", () => {
     await subscribe(partner, theirs, { email: ["a@b.example"] }).expect(404);
     await subscribe(freeCaller, freeCaller.workspaceId, { email: ["a@b.example"] }).expect(403);
     expect(await partnerRules(theirs)).toEqual([]);
+  });
+});
+
+describe("who may redirect a workspace's alerts", () => {
+  const register = (caller: TestMember, id: string, body: Record<string, unknown>) =>
+    app.http
+      .post(`/v1/workspaces/${id}/monitors`)
+      .set("Authorization", caller.bearer)
+      .send({ workspace_id: id, ...body });
+  const queuedMailTo = (address: string) =>
+    knex()("outgoing_emails").where({ to_address: address }).orderBy("created_at").select("subject", "text_body");
+
+  it("answers 403 to a member who is not an owner, for alert subscription and monitor registration", async () => {
+    const owner = await createWorkspace(app, { plan: "growth", name: "Owned" });
+    const member = await addMember(app, owner.workspaceId, { role: "member" });
+    const denied = await subscribe(member, owner.workspaceId, { email: ["outside@elsewhere.example"] }).expect(403);
+    expect(denied.body.detail).toMatch(/owners/);
+    await register(member, owner.workspaceId, { monitor_type: "pricing" }).expect(403);
+    expect(await partnerRules(owner.workspaceId)).toEqual([]);
+    expect(await knex()("partner_monitors").where({ workspace_id: owner.workspaceId })).toEqual([]);
+    // The same calls by an owner work.
+    await subscribe(owner, owner.workspaceId, { email: [owner.email] }).expect(200);
+    await register(owner, owner.workspaceId, { monitor_type: "pricing" }).expect(201);
+  });
+
+  it("never replaces a Slack webhook the vendor connected with slack-connect", async () => {
+    const owner = await createWorkspace(app, { plan: "growth", name: "Vendor Slack" });
+    const vendorHook = `${slack.baseUrl}/services/T0VENDOR1/B0VENDOR1/vendorvendorvendorvendor`;
+    await connectSlack(knex(), app.config, owner.workspaceId, vendorHook);
+    const res = await subscribe(owner, owner.workspaceId, { slack_webhook_url: slack.webhookUrl }).expect(409);
+    expect(res.body.detail).toMatch(/slack-connect/);
+    const { slack_webhook_url } = await knex()("workspaces").where({ id: owner.workspaceId }).first();
+    expect(secretBoxOf(app.config).open(slack_webhook_url)).toBe(vendorHook);
+    expect(await partnerRules(owner.workspaceId)).toEqual([]);
+    // Naming the vendor's own webhook, or no Slack at all, is fine: nothing is replaced.
+    await subscribe(owner, owner.workspaceId, { slack_webhook_url: vendorHook }).expect(200);
+    await subscribe(owner, owner.workspaceId, { email: [owner.email] }).expect(200);
+    const after = await knex()("workspaces").where({ id: owner.workspaceId }).first();
+    expect(secretBoxOf(app.config).open(after.slack_webhook_url)).toBe(vendorHook);
+  });
+
+  it("mails the owners when addresses outside the workspace start receiving its alerts", async () => {
+    const owner = await createWorkspace(app, { plan: "growth", name: "Watched" });
+    const coOwner = await addMember(app, owner.workspaceId, { role: "owner" });
+    const member = await addMember(app, owner.workspaceId, { role: "member" });
+    await subscribe(owner, owner.workspaceId, { email: [member.email, "Spy@Outside.example"] }).expect(200);
+    for (const address of [owner.email, coOwner.email]) {
+      const mails = await queuedMailTo(address);
+      expect(mails).toHaveLength(1);
+      expect(mails[0].subject).toBe("Alerts of Watched now go to an address outside the workspace");
+      expect(mails[0].text_body).toContain("spy@outside.example");
+      expect(mails[0].text_body).not.toContain(member.email);
+    }
+    expect(await queuedMailTo(member.email)).toEqual([]);
+    // The same recipients again: nobody new, no mail; one more outside address: one mail naming only it.
+    await subscribe(owner, owner.workspaceId, { email: ["spy@outside.example", member.email] }).expect(200);
+    expect(await queuedMailTo(owner.email)).toHaveLength(1);
+    await subscribe(owner, owner.workspaceId, { email: ["spy@outside.example", "second@outside.example"] }).expect(200);
+    const mails = await queuedMailTo(owner.email);
+    expect(mails).toHaveLength(2);
+    expect(mails[1].text_body).toContain("second@outside.example");
+    expect(mails[1].text_body).not.toContain("spy@outside.example");
+  });
+
+  it("mails the partner's owners for a child workspace, which has no members", async () => {
+    const owner = await createWorkspace(app, { plan: "growth", name: "Agency" });
+    const child = (await provision(owner, { company_name: "Client", customer_email: "c@client.example" })).body.id;
+    await subscribe(owner, child, { email: ["c@client.example"] }).expect(200);
+    const mails = await queuedMailTo(owner.email);
+    expect(mails).toHaveLength(1);
+    expect(mails[0].subject).toBe("Alerts of Client now go to an address outside the workspace");
+    expect(mails[0].text_body).toContain("c@client.example");
   });
 });
