@@ -440,6 +440,8 @@ export interface paths {
          *     - `customer.subscription.deleted`: the workspace's subscription ended: back to `free`, status `canceled`. Its
          *     data is kept; the free plan's limits apply to new writes. A deleted subscription the workspace has since
          *     replaced changes nothing.
+         *     - A subscription deleted, or updated to `canceled` or `incomplete_expired`, has ended for good: any later event
+         *     about it (whatever its `created` time) is acknowledged without effect, so it never becomes live again.
          *     - `invoice.payment_failed`: `subscription_status` becomes `past_due`; the plan stays until the provider updates
          *     or deletes the subscription.
          *

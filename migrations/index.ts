@@ -26,6 +26,7 @@ import * as supportInbox from "./20261124190000_support_inbox.js";
 import * as eventSummaryModel from "./20261125000100_event_summary_model.js";
 import * as supportWebhookSecret from "./20261128000100_support_webhook_secret.js";
 import * as slackConnectedBy from "./20261128000200_slack_connected_by.js";
+import * as paymentsEndedSubscriptions from "./20261128000300_payments_ended_subscriptions.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
@@ -51,4 +52,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261125000100_event_summary_model", eventSummaryModel],
   ["20261128000100_support_webhook_secret", supportWebhookSecret],
   ["20261128000200_slack_connected_by", slackConnectedBy],
+  ["20261128000300_payments_ended_subscriptions", paymentsEndedSubscriptions],
 ];

@@ -28,6 +28,13 @@ export type PaymentsWebhookResult = {
 /** Subscription statuses after which the workspace no longer pays: it returns to `free`. */
 const ENDED_STATUSES: ReadonlySet<string> = new Set(["canceled", "unpaid", "incomplete_expired", "paused"]);
 
+/**
+ * Statuses a subscription never leaves (the provider's terminal states; `unpaid` and `paused` can resume). A
+ * subscription that reached one, or was deleted, is recorded in `payments_ended_subscriptions`, and no later event
+ * makes it live again (docs/product-rules.md#billing).
+ */
+const TERMINAL_STATUSES: ReadonlySet<string> = new Set(["canceled", "incomplete_expired"]);
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type StripeObject = Record<string, unknown>;
@@ -107,8 +114,27 @@ export class PaymentsWebhook {
     const decide = DECISIONS[event.type];
     if (!decide) return { workspaceId: null, outcome: "ignored: event type not handled" };
     if (!event.object) return { workspaceId: null, outcome: "ignored: no data.object" };
-    const workspace = await findWorkspace(trx, event.type, event.object);
+    // An ended subscription is terminal whatever the order of delivery: its end is recorded (whether or not a
+    // workspace holds it), and any other event about it changes nothing, even one stamped with the same second.
+    const subscription = subscriptionOf(event.type, event.object);
+    let ended = false;
+    if (subscription !== null && endsSubscription(event.type, event.object)) {
+      await trx("payments_ended_subscriptions")
+        .insert({ subscription_id: subscription, event_id: event.id })
+        .onConflict("subscription_id")
+        .ignore();
+    } else if (subscription !== null) {
+      ended =
+        (await trx("payments_ended_subscriptions").where({ subscription_id: subscription }).first()) !== undefined;
+    }
+    const workspace = await findWorkspace(trx, subscription, event.object);
     if (!workspace) return { workspaceId: null, outcome: "ignored: no workspace has this customer or subscription" };
+    if (ended) {
+      return {
+        workspaceId: workspace.id,
+        outcome: `ignored: subscription ${subscription} has ended; an ended subscription never becomes live again`,
+      };
+    }
     if (workspace.payments_state_at && event.created < workspace.payments_state_at) {
       return { workspaceId: workspace.id, outcome: "ignored: older than the billing state it would change" };
     }
@@ -214,7 +240,7 @@ function replaced(workspace: WorkspaceBilling, id: string): boolean {
  */
 async function findWorkspace(
   trx: Knex.Transaction,
-  type: string,
+  subscription: string | null,
   object: StripeObject,
 ): Promise<WorkspaceBilling | null> {
   const columns = [
@@ -232,11 +258,6 @@ async function findWorkspace(
     const row = await trx("workspaces").where({ id: byId }).forUpdate().first(columns);
     if (row) return row;
   }
-  const subscription = type.startsWith("customer.subscription.")
-    ? idOf(object.id)
-    : type.startsWith("invoice.")
-      ? subscriptionOfInvoice(object)
-      : idOf(object.subscription);
   if (subscription) {
     const row = await trx("workspaces").where({ payments_subscription_id: subscription }).forUpdate().first(columns);
     if (row) return row;
@@ -247,6 +268,23 @@ async function findWorkspace(
     if (row) return row;
   }
   return null;
+}
+
+/** The subscription an event is about: the object itself, an invoice's, or a checkout session's. */
+function subscriptionOf(type: string, object: StripeObject): string | null {
+  if (type.startsWith("customer.subscription.")) return idOf(object.id);
+  if (type.startsWith("invoice.")) return subscriptionOfInvoice(object);
+  return idOf(object.subscription);
+}
+
+/** Whether the event ends its subscription for good: a deletion, or an update to a terminal status. */
+function endsSubscription(type: string, object: StripeObject): boolean {
+  if (type === "customer.subscription.deleted") return true;
+  return (
+    type === "customer.subscription.updated" &&
+    typeof object.status === "string" &&
+    TERMINAL_STATUSES.has(object.status)
+  );
 }
 
 /** `{id, type, created, data: {object}}`; a body without a string `id` and `type` is not an event (422). */
