@@ -1652,7 +1652,7 @@ export interface paths {
         put?: never;
         /**
          * Provision a customer workspace
-         * @description Provisions a customer workspace as a child of the caller's workspace. Idempotent on `customer_email` (case-insensitive, among the caller's children, concurrent requests included): when one exists, it is returned unchanged, still with 201, so duplicate payment-webhook fires create nothing. A new workspace starts with status `active`, on the caller's plan, with the default alert rule and no members: the partner reaches it through this API, and no mail is sent to `customer_email`. 403 without `api_access`.
+         * @description Provisions a customer workspace as a child of the caller's workspace. Idempotent on `customer_email` (case-insensitive, among the caller's children, concurrent requests included): when one exists, it is returned unchanged, still with 201, so duplicate payment-webhook fires create nothing (and count against no limit). A new workspace starts with status `active`, on the caller's plan (and stays on it: a child's plan follows every change of its partner's), with the default alert rule and no members: the partner reaches it through this API, and no mail is sent to `customer_email`. A partner has at most its plan's `partner_workspaces` children (25 on Growth, 250 on Enterprise; `GET /pricing/plans`), and creates at most 30 new ones per hour. 403 without `api_access` or past `partner_workspaces`; 429 with `Retry-After` (seconds) past the hourly limit.
          */
         post: operations["createPartnerWorkspace"];
         delete?: never;
@@ -3119,6 +3119,11 @@ export interface components {
              * @description Maximum number of workspace members.
              */
             seats: number;
+            /**
+             * Format: int32
+             * @description Maximum number of customer workspaces the workspace may provision through the partner API (`POST /v1/workspaces`); 0 without `api_access`.
+             */
+            partner_workspaces: number;
             /** @description Whether alert rules may use the `slack` delivery channel. */
             slack: boolean;
         };
@@ -3179,6 +3184,11 @@ export interface components {
             seats: number;
             /** @description Whether Slack alerts are included. */
             slack: boolean;
+            /**
+             * Format: int32
+             * @description Maximum number of customer workspaces provisioned through the partner API; 0 without `api_access`.
+             */
+            partner_workspaces: number;
             /**
              * Format: double
              * @description Beta price per seat per month, in US dollars (paid by workspaces that claimed the beta).
@@ -8342,6 +8352,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many attempts; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };

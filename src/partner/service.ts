@@ -12,13 +12,14 @@ import { SlackConnectError, validateSlackWebhookUrl } from "../alerts/slack.js";
 import { eventSourceUrl, isoTimestamp } from "../db/sql.js";
 import { WorkspaceScope } from "../db/tenancy.js";
 import { enqueueEmail } from "../email/outbox.js";
-import { conflict, forbidden, invalid, notFound } from "../http/errors.js";
+import { conflict, forbidden, invalid, notFound, tooManyRequests } from "../http/errors.js";
 import type { AppServices, Workspace } from "../http/handler.js";
 import type { QueryOf, Schemas, Severity } from "../http/schemas.js";
+import { RateLimiter, type RateLimitRule } from "../lib/rate-limit.js";
 import { secretBoxOf } from "../lib/secret-box.js";
 import { SEVERITIES } from "../lib/severity.js";
 import { normalizeEmail } from "../suppressions/service.js";
-import { PLANS, limitsOf, type PlanName } from "../workspaces/plans.js";
+import { PLANS, limitsOf, upgradeFor, type PlanName } from "../workspaces/plans.js";
 import { decodeCursor, encodeCursor, type CursorKey } from "./cursor.js";
 import { buildLiveDigest, PERIOD_MS, type DigestEvent, type PeriodType } from "./digest.js";
 import { monitorHealth, type MonitorFigures } from "./health.js";
@@ -33,6 +34,12 @@ import {
 
 type PartnerWorkspace = Schemas["PartnerWorkspace"];
 type EventFilters = QueryOf<"listPartnerEvents">;
+
+/**
+ * New customer workspaces one partner may provision per hour (docs/product-rules.md#partner-api): each adds
+ * scheduler and firehose work, so a burst is refused (429) even within the plan's `partner_workspaces`.
+ */
+export const PROVISIONING_PER_HOUR: Omit<RateLimitRule, "key"> = { limit: 30, windowSeconds: 3600 };
 
 /** The spec: `limit` 1–200, default 50. */
 const DEFAULT_PAGE_SIZE = 50;
@@ -94,14 +101,43 @@ export class PartnerService {
   }
 
   /**
-   * Provisions a child workspace, idempotent on `customer_email` among the caller's children: the insert relies on
-   * the unique index (parent_workspace_id, lower(customer_email)) with ON CONFLICT DO NOTHING, so of two concurrent
-   * duplicates one inserts and the other waits for it and then reads the row it committed. The child takes the
-   * caller's plan: the partner pays for it, and the immediate alerts of `subscribe` need `realtime`.
+   * Provisions a child workspace, idempotent on `customer_email` among the caller's children. The partner's workspace
+   * row is locked first, so one partner's provisioning runs one call at a time: a repeat (or a concurrent duplicate,
+   * once the first commits) finds the existing child and returns it, counting against nothing; a new child must fit
+   * the plan's `partner_workspaces` (403) and the hourly provisioning limit (429), counted in the same transaction, so
+   * a refused call counts nothing. The insert keeps ON CONFLICT on the unique index (parent_workspace_id,
+   * lower(customer_email)) as the last word. The child takes the caller's plan, and keeps following it
+   * (migrations/20261128000400_child_plan_follows_partner.ts): the partner pays for it.
    */
   async provision(input: Schemas["PartnerWorkspaceCreate"]): Promise<PartnerWorkspace> {
     const email = input.customer_email.trim();
+    const { caller } = this.workspace;
     return this.db.transaction(async (trx) => {
+      await trx("workspaces").where({ id: this.callerWorkspaceId }).forUpdate().first("id");
+      const existing = await this.childByEmail(trx, email);
+      if (existing) return toPartnerWorkspace(existing);
+
+      const cap = limitsOf(caller.plan).partner_workspaces;
+      const [children] = await trx("workspaces")
+        .where({ parent_workspace_id: this.callerWorkspaceId })
+        .count<{ count: string }[]>({ count: "*" });
+      if (Number(children?.count ?? 0) >= cap) {
+        throw forbidden(
+          `The ${PLANS[caller.plan].label} plan allows ${cap} customer workspaces; ` +
+            `${upgradeFor(caller.plan, "partner_workspaces", "customer workspaces")} to provision more`,
+        );
+      }
+      const wait = await new RateLimiter(trx as unknown as Knex).hit({
+        key: `partner-provision:${this.callerWorkspaceId}`,
+        ...PROVISIONING_PER_HOUR,
+      });
+      if (wait !== null) {
+        throw tooManyRequests(
+          wait,
+          `A partner may provision ${PROVISIONING_PER_HOUR.limit} new customer workspaces per hour; try again later`,
+        );
+      }
+
       const { rows } = await trx.raw<{ rows: WorkspaceRow[] }>(
         `INSERT INTO workspaces (name, plan, status, parent_workspace_id, company_name, customer_email, industry,
                                  website_url, external_audit_id)
@@ -110,7 +146,7 @@ export class PartnerService {
          RETURNING ${WORKSPACE_COLUMNS.join(", ")}`,
         [
           input.company_name.trim() || input.company_name,
-          this.workspace.caller.plan,
+          caller.plan,
           this.callerWorkspaceId,
           input.company_name,
           email,
@@ -126,13 +162,18 @@ export class PartnerService {
         return toPartnerWorkspace(created);
       }
       // Returned unchanged: the existing workspace wins over this request's fields.
-      const existing: WorkspaceRow | undefined = await trx("workspaces")
-        .where({ parent_workspace_id: this.callerWorkspaceId })
-        .whereRaw("lower(customer_email) = lower(?)", [email])
-        .first(WORKSPACE_COLUMNS);
-      if (!existing) throw new Error("provisioning conflicted with a workspace that cannot be read");
-      return toPartnerWorkspace(existing);
+      const raced = await this.childByEmail(trx, email);
+      if (!raced) throw new Error("provisioning conflicted with a workspace that cannot be read");
+      return toPartnerWorkspace(raced);
     });
+  }
+
+  /** The caller's child provisioned for `email` (compared case-insensitively), if any. */
+  private async childByEmail(db: Knex | Knex.Transaction, email: string): Promise<WorkspaceRow | undefined> {
+    return db("workspaces")
+      .where({ parent_workspace_id: this.callerWorkspaceId })
+      .whereRaw("lower(customer_email) = lower(?)", [email])
+      .first(WORKSPACE_COLUMNS);
   }
 
   async get(workspaceId: string): Promise<PartnerWorkspace> {

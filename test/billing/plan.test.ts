@@ -61,6 +61,7 @@ describe("GET /me/plan", () => {
         realtime: false,
         seats: 3,
         slack: true,
+        partner_workspaces: 0,
       },
       usage: { chat_used: 3, competitors: 2, seats: 2 },
     });

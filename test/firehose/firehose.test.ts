@@ -237,6 +237,17 @@ describe("the schedule", () => {
   });
 });
 
+describe("workspaces without competitors", () => {
+  it("get no firehose run: there is nothing to search for", async () => {
+    const empty = await createWorkspace(app, { plan: "growth", name: "Nothing tracked" });
+    const tracking = await watching("Trackly");
+    const schedule = new FirehoseSchedule({ knex: knex(), jobs: app.service.services.jobs });
+    await schedule.enqueueDue(new Date("2032-01-01T10:15:00Z"));
+    expect(await pendingJobs(knex(), QUEUES.firehoseRun, { workspace_id: empty.workspaceId })).toBe(0);
+    expect(await pendingJobs(knex(), QUEUES.firehoseRun, { workspace_id: tracking.owner.workspaceId })).toBe(1);
+  });
+});
+
 describe("GET /admin/firehose/monitors", () => {
   it("lists every realtime workspace's monitor by name, with 24 h counts per source and -1 without credentials", async () => {
     const { owner } = await watching("Mentora");

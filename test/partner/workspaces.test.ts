@@ -311,13 +311,16 @@ describe("POST /v1/workspaces/{id}/alerts/subscribe", () => {
     expect(res.body.detail[0].loc).toEqual(["body", "slack_webhook_url"]);
   });
 
-  it("answers 403 when the child's plan has no immediate alerts", async () => {
-    const downgraded = (await provision(partner, { company_name: "Down", customer_email: "d@down.example" })).body.id;
-    await knex()("workspaces").where({ id: downgraded }).update({ plan: "starter" });
-    const res = await subscribe(partner, downgraded, { email: ["a@b.example"] }).expect(403);
-    expect(res.body.detail).toMatch(/immediate alerts/);
-    // Removing the rule needs no plan flag.
-    await subscribe(partner, downgraded, {}).expect(200);
+  it("answers 403 once the partner's plan lost the partner API, and the child lost its plan with it", async () => {
+    // A child is on its partner's plan, so it cannot lack immediate alerts while its partner has the partner API:
+    // a downgrade takes both away at once.
+    const agency = await createWorkspace(app, { plan: "growth", name: "Downgrading" });
+    const child = (await provision(agency, { company_name: "Down", customer_email: "d@down.example" })).body.id;
+    await subscribe(agency, child, { email: ["a@b.example"] }).expect(200);
+    await knex()("workspaces").where({ id: agency.workspaceId }).update({ plan: "starter" });
+    const res = await subscribe(agency, child, { email: ["a@b.example"] }).expect(403);
+    expect(res.body.detail).toMatch(/API access/);
+    expect((await knex()("workspaces").where({ id: child }).first("plan")).plan).toBe("starter");
   });
 
   it("answers 404 for a workspace the caller cannot reach and 403 without api_access", async () => {
@@ -397,5 +400,45 @@ describe("who may redirect a workspace's alerts", () => {
     expect(mails).toHaveLength(1);
     expect(mails[0].subject).toBe("Alerts of Client now go to an address outside the workspace");
     expect(mails[0].text_body).toContain("c@client.example");
+  });
+});
+
+describe("how many customer workspaces a partner makes, and on which plan", () => {
+  const customer = (n: number) => ({ company_name: `Customer ${n}`, customer_email: `owner${n}@customer.example` });
+
+  it("caps a partner's children by its plan (Growth 25) with a 403 naming the limit; repeats still answer", async () => {
+    const growth = await createWorkspace(app, { plan: "growth", name: "Capped Partner" });
+    for (let n = 1; n <= 25; n++) await provision(growth, customer(n)).expect(201);
+    const refused = await provision(growth, customer(26)).expect(403);
+    expect(refused.body.detail).toBe(
+      "The Growth plan allows 25 customer workspaces; upgrade to Enterprise (250 customer workspaces) to provision more",
+    );
+    // An existing customer is returned as before: the cap limits new workspaces only.
+    await provision(growth, customer(3)).expect(201);
+    expect(await knex()("workspaces").where({ parent_workspace_id: growth.workspaceId })).toHaveLength(25);
+  });
+
+  it("provisions at most 30 new workspaces per partner per hour, then 429 with Retry-After", async () => {
+    const enterprise = await createWorkspace(app, { plan: "enterprise", name: "Busy Partner" });
+    for (let n = 1; n <= 30; n++) await provision(enterprise, customer(n)).expect(201);
+    const limited = await provision(enterprise, customer(31)).expect(429);
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+    expect(limited.body.detail).toMatch(/30 new customer workspaces per hour/);
+    // Repeats of existing customers do not count (duplicate payment-webhook fires still answer).
+    await provision(enterprise, customer(30)).expect(201);
+    expect(await knex()("workspaces").where({ parent_workspace_id: enterprise.workspaceId })).toHaveLength(30);
+  });
+
+  it("keeps a child on its partner's plan: it follows every change of the partner's plan and no other", async () => {
+    const agency = await createWorkspace(app, { plan: "growth", name: "Plan Partner" });
+    const child = (await provision(agency, customer(1)).expect(201)).body.id;
+    const planOf = async (id: string) => (await knex()("workspaces").where({ id }).first("plan")).plan;
+    await knex()("workspaces").where({ id: agency.workspaceId }).update({ plan: "starter" });
+    expect(await planOf(child)).toBe("starter");
+    await knex()("workspaces").where({ id: agency.workspaceId }).update({ plan: "enterprise" });
+    expect(await planOf(child)).toBe("enterprise");
+    // The child's own row cannot say otherwise.
+    await knex()("workspaces").where({ id: child }).update({ plan: "free" });
+    expect(await planOf(child)).toBe("enterprise");
   });
 });
