@@ -28,6 +28,7 @@ import * as supportWebhookSecret from "./20261128000100_support_webhook_secret.j
 import * as slackConnectedBy from "./20261128000200_slack_connected_by.js";
 import * as paymentsEndedSubscriptions from "./20261128000300_payments_ended_subscriptions.js";
 import * as childPlanFollowsPartner from "./20261128000400_child_plan_follows_partner.js";
+import * as firehoseWebLinks from "./20261128000500_firehose_web_links.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
@@ -55,4 +56,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261128000200_slack_connected_by", slackConnectedBy],
   ["20261128000300_payments_ended_subscriptions", paymentsEndedSubscriptions],
   ["20261128000400_child_plan_follows_partner", childPlanFollowsPartner],
+  ["20261128000500_firehose_web_links", firehoseWebLinks],
 ];

@@ -307,8 +307,8 @@ export class PartnerService {
     added: string[],
   ): Promise<void> {
     if (added.length === 0) return;
-    const ownersOf = (workspaceId: string) =>
-      new WorkspaceScope(scope.db, workspaceId)
+    const ownersOf = (ownerScope: WorkspaceScope) =>
+      ownerScope
         .from("memberships as m")
         .join("users as u", "u.id", "m.user_id")
         .where({ "m.role": "owner" })
@@ -321,8 +321,10 @@ export class PartnerService {
     const memberAddresses = new Set(members.map((member) => normalizeEmail(member.email)));
     const outside = added.filter((email) => !memberAddresses.has(email));
     if (outside.length === 0) return;
-    let owners = await ownersOf(target.id);
-    if (owners.length === 0 && target.id !== this.callerWorkspaceId) owners = await ownersOf(this.callerWorkspaceId);
+    let owners = await ownersOf(scope);
+    if (owners.length === 0 && target.id !== this.callerWorkspaceId) {
+      owners = await ownersOf(new WorkspaceScope(scope.db, this.callerWorkspaceId));
+    }
     const base = this.config.publicBaseUrl.replace(/\/+$/, "");
     for (const owner of owners) {
       await enqueueEmail(
