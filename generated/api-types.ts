@@ -485,8 +485,9 @@ export interface paths {
          *     `usage.chat_used` in `GET /me/plan`. Past the quota: 429 with `Retry-After`, the seconds until the next calendar
          *     month (UTC) begins. Concurrent calls never exceed the quota: each takes its slot before the answer is written.
          *
-         *     Errors: 422 when the body is invalid; 429 past the quota; 502 when the configured LLM fails (the call does not
-         *     count).
+         *     Errors: 422 when the body is invalid; 429 past the quota; 502 when the configured LLM fails. A call that reached
+         *     the LLM provider counts against the quota even when it fails (the provider billed it: an error answer, an empty
+         *     completion, a timeout); one that never reached it (an unreachable provider) does not count.
          */
         post: operations["sendChatMessage"];
         delete?: never;
@@ -2113,7 +2114,8 @@ export interface components {
          *     (422 when there is none, or when its content is blank); earlier messages are context, later ones are ignored. The
          *     LLM is given the service's instructions and the retrieved context, then as much of the client's messages as fits in
          *     24000 characters: the question always, the client's `system` messages (extra instructions, after the service's
-         *     own), and the most recent earlier `user` and `assistant` messages.
+         *     own; passed on as the user's words, marked as instructions from the user, never in the system role), and the most
+         *     recent earlier `user` and `assistant` messages.
          */
         ChatRequest: {
             /** @description The conversation, 1 to 50 messages. */
