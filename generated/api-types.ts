@@ -330,18 +330,22 @@ export interface paths {
         put?: never;
         /**
          * Claim a beta seat
-         * @description Records a request for beta pricing on a plan, with every field sent (unknown fields included), and acknowledges
-         *     it by mail to `contact_email`; the vendor follows up there. Available to every member.
+         * @description Records a request for beta pricing on a plan, with the fields of `BetaClaimRequest` as sent (other fields are not
+         *     stored), and acknowledges it by mail to `contact_email`; the vendor follows up there. The mail carries none of
+         *     the request's free text (the tier, seats, cycle and price only). Available to every member.
          *
-         *     Idempotent per (`contact_email`, compared case-insensitively, and `requested_tier`): repeating a claim the
-         *     workspace already made answers 201 with that claim as first recorded (its `id` and `seat_count`), stores nothing
-         *     and sends no second mail. A claim for another tier is a new claim.
+         *     Idempotent per workspace, `contact_email` (compared case-insensitively) and `requested_tier`: repeating a claim
+         *     the workspace already made answers 201 with that claim as first recorded (its `id` and `seat_count`), stores
+         *     nothing and sends no second mail. A claim for another tier is a new claim; so is the same claim made by another
+         *     workspace, which learns nothing of the first.
          *
          *     The workspace's first claim sets its `beta_claimed_at` and `beta_grandfathered` (see `GET /me/plan`): from then
          *     on checkout charges the beta per-seat price. The plan itself changes only through checkout or the vendor.
          *
-         *     Errors: 409 when another workspace already recorded a claim for this `contact_email` and `requested_tier`;
-         *     422 when the body is invalid or `requested_tier` is `free`.
+         *     At most 10 claims per workspace per hour, repeats included; beyond, 429 with `Retry-After` (seconds), and no mail.
+         *
+         *     Errors: 422 when the body is invalid or `requested_tier` is `free`; 429 past the hourly limit. (409 is kept in
+         *     this list for existing clients; it is no longer answered.)
          */
         post: operations["createBetaClaim"];
         delete?: never;
@@ -2037,8 +2041,8 @@ export interface components {
         AuthPassword: string;
         /**
          * @description Body of `POST /beta-claims`. Besides the fields the interface lists, the request takes two optional extra fields,
-         *     `company_name` and `use_case`. Any other field is accepted too: the claim is stored with every field sent, exactly
-         *     as received, for the vendor to read.
+         *     `company_name` and `use_case`. Any other field is accepted but not stored: the claim keeps the fields below, as
+         *     sent, for the vendor to read.
          */
         BetaClaimRequest: {
             /** @description Where the vendor should reply about the claim. */
@@ -5020,6 +5024,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many attempts; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };
