@@ -376,9 +376,14 @@ export interface paths {
          *     the payer's details, starting from the caller's email. After paying, the browser returns to
          *     `{PUBLIC_BASE_URL}/billing/success?session_id=…`; after cancelling, to `{PUBLIC_BASE_URL}/billing/cancel`.
          *
+         *     A workspace has one payable checkout at a time: starting one expires the workspace's previous session at the
+         *     provider while it is still open, so two unpaid checkouts can never both be paid.
+         *
          *     Errors: 403 when the caller is not a workspace `owner`; 409 when the workspace already has a live subscription
          *     (`subscription_status` `active`, `trialing` or `past_due`): a second one would bill twice, so it is changed or
-         *     cancelled through `POST /billing/portal` first; 422 when the body is invalid, `plan` is `free`, or `seat_count`
+         *     cancelled through `POST /billing/portal` first; 409 too while the previous checkout session is complete and its
+         *     subscription not yet reported (it is being set up), or when another checkout starts at the same moment; 422 when
+         *     the body is invalid, `plan` is `free`, or `seat_count`
          *     exceeds the plan's `seats`; 502 when the payments provider fails or refuses the call; 503 when no payments
          *     provider is configured on this deployment.
          */
@@ -437,7 +442,8 @@ export interface paths {
          *     the stored subscription or customer id:
          *     - `checkout.session.completed`: stores the customer and subscription; once paid (`payment_status` `paid` or
          *     `no_payment_required`) the workspace moves to `metadata.plan` with `subscription_status` `active`, otherwise
-         *     it waits as `incomplete` for the subscription's own update.
+         *     it waits as `incomplete` for the subscription's own update. A completed checkout of another subscription while
+         *     the workspace has a live one is reported to the operators (logged), not applied over it.
          *     - `customer.subscription.updated`: stores the subscription's `status` and `current_period_end`; while the status
          *     is `active`, `trialing` or `past_due` the plan is the subscription's `metadata.plan`; `canceled`, `unpaid`,
          *     `incomplete_expired` and `paused` return the workspace to `free`.

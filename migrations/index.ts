@@ -30,6 +30,7 @@ import * as paymentsEndedSubscriptions from "./20261128000300_payments_ended_sub
 import * as childPlanFollowsPartner from "./20261128000400_child_plan_follows_partner.js";
 import * as firehoseWebLinks from "./20261128000500_firehose_web_links.js";
 import * as betaClaimsPerWorkspace from "./20261128000600_beta_claims_per_workspace.js";
+import * as paymentsCheckoutSession from "./20261128000700_payments_checkout_session.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
@@ -59,4 +60,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261128000400_child_plan_follows_partner", childPlanFollowsPartner],
   ["20261128000500_firehose_web_links", firehoseWebLinks],
   ["20261128000600_beta_claims_per_workspace", betaClaimsPerWorkspace],
+  ["20261128000700_payments_checkout_session", paymentsCheckoutSession],
 ];

@@ -33,6 +33,7 @@ export const BETA_CLAIMS_PER_HOUR: Omit<RateLimitRule, "key"> = { limit: 10, win
 export const ANNUAL_MONTHS_BILLED = 10;
 
 interface BillingRow {
+  payments_checkout_session_id: string | null;
   payments_customer_id: string | null;
   payments_subscription_id: string | null;
   subscription_status: string | null;
@@ -42,6 +43,7 @@ interface BillingRow {
 }
 
 const BILLING_COLUMNS = [
+  "payments_checkout_session_id",
   "payments_customer_id",
   "payments_subscription_id",
   "subscription_status",
@@ -199,6 +201,20 @@ export class BillingService {
           "change or cancel it in the billing portal (POST /billing/portal) before checking out again",
       );
     }
+    // The workspace's previous checkout session must not stay payable beside the new one: two unpaid sessions could
+    // both be paid, and billed twice. An open one is expired at the provider; a complete one whose subscription the
+    // webhook has not reported yet means a subscription is on its way, so this checkout waits for it.
+    const previous = row.payments_checkout_session_id;
+    if (previous !== null) {
+      const state = await payments.checkoutSessionState(previous);
+      if (state?.status === "open") await payments.expireCheckoutSession(previous);
+      else if (state?.status === "complete" && state.subscription !== row.payments_subscription_id) {
+        throw conflict(
+          `This workspace's checkout session ${previous} was completed moments ago and its subscription is being set ` +
+            "up; once it is, change it in the billing portal (POST /billing/portal) rather than checking out again",
+        );
+      }
+    }
     const beta = row.beta_grandfathered;
     const perSeatMonthly = beta ? definition.beta_price_per_seat_monthly : definition.list_price_per_seat_monthly;
     const metadata = { workspace_id: caller.workspaceId, plan, billing_cycle: cycle, seat_count: seats };
@@ -228,6 +244,21 @@ export class BillingService {
       success_url: `${base}/billing/success?session_id={CHECKOUT_SESSION_ID}`,
       cancel_url: `${base}/billing/cancel`,
     });
+    // Recorded only if no other checkout recorded its session since this one read the row: of two concurrent
+    // checkouts, the second to record expires its own session and answers 409, so one payable session remains.
+    const recorded = await this.workspace.scope
+      .db("workspaces")
+      .where({ id: caller.workspaceId })
+      .where((q) =>
+        previous === null
+          ? q.whereNull("payments_checkout_session_id")
+          : q.where({ payments_checkout_session_id: previous }),
+      )
+      .update({ payments_checkout_session_id: session.id, updated_at: this.workspace.scope.db.fn.now() });
+    if (recorded === 0) {
+      await payments.expireCheckoutSession(session.id);
+      throw conflict("Another checkout of this workspace started at the same time; use that one, or try again");
+    }
     return { checkout_url: session.url, session_id: session.id };
   }
 

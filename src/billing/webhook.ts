@@ -13,6 +13,7 @@
  * (docs/product-rules.md#consistency).
  */
 import type { Knex } from "knex";
+import type { Logger } from "pino";
 import { acrossWorkspaces } from "../db/tenancy.js";
 import { ApiError, invalid } from "../http/errors.js";
 import { isPlanName, type PlanName } from "../workspaces/plans.js";
@@ -51,15 +52,21 @@ interface PaymentsEvent {
 interface WorkspaceBilling {
   id: string;
   plan: PlanName;
+  payments_checkout_session_id: string | null;
   payments_customer_id: string | null;
   payments_subscription_id: string | null;
   subscription_status: string | null;
   payments_state_at: Date | null;
 }
 
-/** What applying an event decided: the workspace's new billing state, or why the event changes nothing. */
+/**
+ * What applying an event decided: the workspace's new billing state, or why the event changes nothing; `reported`
+ * changes nothing either but needs a person (logged as an error for the operators).
+ */
 type Decision =
-  { changes: Partial<Omit<WorkspaceBilling, "id">> & { current_period_end?: Date | null } } | { ignored: string };
+  | { changes: Partial<Omit<WorkspaceBilling, "id">> & { current_period_end?: Date | null } }
+  | { ignored: string }
+  | { reported: string };
 
 interface RequestLike {
   headers: Record<string, string | string[] | undefined>;
@@ -71,6 +78,7 @@ export class PaymentsWebhook {
   constructor(
     private readonly knex: Knex,
     private readonly secret: string | null,
+    private readonly log?: Pick<Logger, "error">,
   ) {}
 
   /** Verifies, records the event id and applies the event, all or nothing. */
@@ -140,6 +148,10 @@ export class PaymentsWebhook {
     }
     const decision = decide(event.object, workspace);
     if ("ignored" in decision) return { workspaceId: workspace.id, outcome: `ignored: ${decision.ignored}` };
+    if ("reported" in decision) {
+      this.log?.error({ workspace_id: workspace.id, event_id: event.id }, `payments: ${decision.reported}`);
+      return { workspaceId: workspace.id, outcome: `reported: ${decision.reported}` };
+    }
     await trx("workspaces")
       .where({ id: workspace.id })
       .update({ ...decision.changes, payments_state_at: event.created, updated_at: trx.fn.now() });
@@ -155,8 +167,22 @@ const DECISIONS: Record<string, (object: StripeObject, workspace: WorkspaceBilli
       return { ignored: "not a subscription checkout" };
     const paid = session.payment_status === "paid" || session.payment_status === "no_payment_required";
     const plan = paidPlan(metadataOf(session).plan);
+    const subscription = idOf(session.subscription);
+    if (subscription !== null && replaced(workspace, subscription)) {
+      // A second subscription while one is live (two checkouts both paid): applying it would drop the live one from
+      // view while both bill. Someone must cancel one and refund it at the provider.
+      return {
+        reported:
+          `a second subscription (${subscription}) was paid while ${workspace.payments_subscription_id} is ` +
+          `${workspace.subscription_status}; not applied: cancel and refund one of them at the payments provider`,
+      };
+    }
+    const sessionId = idOf(session.id);
     return {
       changes: {
+        ...(sessionId !== null && sessionId === workspace.payments_checkout_session_id
+          ? { payments_checkout_session_id: null }
+          : {}),
         payments_customer_id: idOf(session.customer) ?? workspace.payments_customer_id,
         payments_subscription_id: idOf(session.subscription) ?? workspace.payments_subscription_id,
         // Not paid yet (a delayed payment method): the subscription's own update will say when it is.
@@ -246,6 +272,7 @@ async function findWorkspace(
   const columns = [
     "id",
     "plan",
+    "payments_checkout_session_id",
     "payments_customer_id",
     "payments_subscription_id",
     "subscription_status",

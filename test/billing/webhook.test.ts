@@ -150,7 +150,7 @@ describe("signature", () => {
   });
 
   it("answers 401 to a missing, malformed, wrongly signed, tampered or stale signature, and records nothing", async () => {
-    const { member } = await subscribedWorkspace();
+    const member = await createWorkspace(app, { plan: "growth" });
     const body = checkoutCompleted(member, "enterprise");
     const payload = JSON.stringify(body);
     const cases: [Delivery, string][] = [
@@ -353,6 +353,22 @@ describe("customer.subscription.deleted", () => {
     ).expect(200);
     expect(res.body.duplicate).toBe(false);
     expect(await billingOf(member)).toMatchObject({ plan: "growth", subscription_status: "active" });
+  });
+});
+
+describe("a second subscription", () => {
+  it("is reported, not applied over the live one: a second completed checkout changes nothing", async () => {
+    const { member, customer, subscription: live } = await subscribedWorkspace("growth");
+    const second = checkoutCompleted(member, "enterprise", { customer, subscription: id("sub") });
+    await deliver(second).expect(200);
+    expect(await billingOf(member)).toMatchObject({
+      plan: "growth",
+      payments_subscription_id: live,
+      subscription_status: "active",
+    });
+    expect((await knex()("payments_events").where({ id: second.id }).first("outcome")).outcome).toMatch(
+      new RegExp(`^reported: a second subscription \\(sub_\\w+\\) was paid while ${live} is active`),
+    );
   });
 });
 
