@@ -2780,7 +2780,7 @@ export interface components {
             median_hours: number | null;
             /**
              * Format: int32
-             * @description Number of events in the sample: those detected in the window whose change carries its publication date.
+             * @description Number of events in the sample: those detected in the window whose change carries its publication date; 0 while there are fewer than 20 (nothing is published then, not even how many there are, so that no workspace's activity can be timed from it).
              */
             sample_size: number;
             /**
