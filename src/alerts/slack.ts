@@ -9,7 +9,7 @@ import type { Knex } from "knex";
 import { loadEventToDeliver } from "../delivery/event.js";
 import type { DeliveryDeps, EventToDeliver } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
-import { secretBoxOf } from "../lib/secret-box.js";
+import { sealedPlace, secretBoxOf } from "../lib/secret-box.js";
 import { FetchError } from "../lib/http-client.js";
 import { assertLiteralAllowed, resolveChecked, type GuardPolicy, type Resolver } from "../lib/ssrf-guard.js";
 import { PLANS, PLAN_NAMES, limitsOf, type PlanName } from "../workspaces/plans.js";
@@ -97,7 +97,7 @@ export async function connectSlack(
   await knex("workspaces")
     .where({ id: workspaceId })
     .update({
-      slack_webhook_url: secretBoxOf(options).seal(url),
+      slack_webhook_url: secretBoxOf(options).seal(url, sealedPlace.slackWebhookUrl(workspaceId)),
       slack_connected_by: "vendor",
       updated_at: knex.fn.now(),
     });
@@ -133,7 +133,18 @@ export class SlackAlertDelivery {
       return;
     }
 
-    const failure = await this.post(event, secretBoxOf(this.deps.config).open(event.slack_webhook_url));
+    let webhookUrl: string;
+    try {
+      webhookUrl = secretBoxOf(this.deps.config).open(
+        event.slack_webhook_url,
+        sealedPlace.slackWebhookUrl(event.workspace_id),
+      );
+    } catch {
+      // Sealed for another row (copied in) or under another SECRETS_KEY: never posted anywhere.
+      await this.settle(delivery.id, "failed", "the stored Slack webhook cannot be opened; connect it again");
+      return;
+    }
+    const failure = await this.post(event, webhookUrl);
     if (!failure) {
       await this.settle(delivery.id, "sent", null);
       this.deps.log.info({ event: event.id, delivery: delivery.id }, "slack alert sent");

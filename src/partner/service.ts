@@ -16,7 +16,7 @@ import { conflict, forbidden, invalid, notFound, tooManyRequests } from "../http
 import type { AppServices, Workspace } from "../http/handler.js";
 import type { QueryOf, Schemas, Severity } from "../http/schemas.js";
 import { RateLimiter, type RateLimitRule } from "../lib/rate-limit.js";
-import { secretBoxOf } from "../lib/secret-box.js";
+import { sealedPlace, secretBoxOf } from "../lib/secret-box.js";
 import { SEVERITIES } from "../lib/severity.js";
 import { normalizeEmail } from "../suppressions/service.js";
 import { PLANS, limitsOf, upgradeFor, type PlanName } from "../workspaces/plans.js";
@@ -244,7 +244,7 @@ export class PartnerService {
       }
       if (slackUrl !== null) {
         const box = secretBoxOf(this.config);
-        const current = box.openNullable(row.slack_webhook_url);
+        const current = box.openNullable(row.slack_webhook_url, sealedPlace.slackWebhookUrl(target.id));
         if (row.slack_connected_by !== "partner" && current !== null) {
           // The vendor's connection (slack-connect) is never replaced: no API shows it to the owners, so a new URL
           // here would silently move where the workspace's Slack alerts go. Naming that same webhook is fine.
@@ -259,7 +259,7 @@ export class PartnerService {
             .db("workspaces")
             .where({ id: target.id })
             .update({
-              slack_webhook_url: box.seal(slackUrl),
+              slack_webhook_url: box.seal(slackUrl, sealedPlace.slackWebhookUrl(target.id)),
               slack_connected_by: "partner",
               updated_at: scope.db.fn.now(),
             });

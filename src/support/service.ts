@@ -11,7 +11,7 @@ import type { Config } from "../config.js";
 import { ApiError, conflict, invalid, notFound } from "../http/errors.js";
 import type { Jobs } from "../jobs/boss.js";
 import type { HttpClient } from "../lib/http-client.js";
-import { secretBoxOf } from "../lib/secret-box.js";
+import { sealedPlace, secretBoxOf } from "../lib/secret-box.js";
 import { claimWebhookMessage, verifyStandardWebhook } from "../lib/standard-webhooks.js";
 import { AgentMailClient, SupportProviderError, type ProviderObject } from "./agentmail.js";
 import { ingestInbound, parseProviderMessage, type InboundMail } from "./ingest.js";
@@ -69,7 +69,10 @@ export class SupportService {
       .where({ client_id: this.inboxClientId() })
       .update({
         webhook_id: webhook.webhook_id,
-        webhook_secret: secretBoxOf(this.deps.config).seal(webhook.secret),
+        webhook_secret: secretBoxOf(this.deps.config).seal(
+          webhook.secret,
+          sealedPlace.supportWebhookSecret(this.inboxClientId()),
+        ),
         updated_at: this.deps.knex.fn.now(),
       });
     return { inbox, webhook, webhook_url: webhookUrl };
@@ -236,12 +239,12 @@ export class SupportService {
   private async webhookSecrets(): Promise<string[]> {
     const configured = this.deps.config.inboundMailWebhookSecret;
     if (configured !== null) return [configured];
-    const stored: { webhook_secret: string }[] = await this.deps
+    const stored: { client_id: string; webhook_secret: string }[] = await this.deps
       .knex("support_inboxes")
       .whereNotNull("webhook_secret")
-      .select("webhook_secret");
+      .select("client_id", "webhook_secret");
     const box = secretBoxOf(this.deps.config);
-    return stored.map((row) => box.open(row.webhook_secret));
+    return stored.map((row) => box.open(row.webhook_secret, sealedPlace.supportWebhookSecret(row.client_id)));
   }
 
   /**

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventFanOut } from "../../src/delivery/consumers.js";
 import { PARTNER_RULE_NAME } from "../../src/alert-rules/name.js";
 import { connectSlack } from "../../src/alerts/slack.js";
-import { secretBoxOf } from "../../src/lib/secret-box.js";
+import { sealedPlace, secretBoxOf } from "../../src/lib/secret-box.js";
 import { suppress } from "../../src/suppressions/service.js";
 import { FakeSlack } from "../fakes/slack.js";
 import {
@@ -215,8 +215,8 @@ describe("POST /v1/workspaces/{id}/alerts/subscribe", () => {
     ]);
     // The Slack URL is the workspace's connected webhook, stored sealed.
     const { slack_webhook_url } = await knex()("workspaces").where({ id: child }).first("slack_webhook_url");
-    expect(slack_webhook_url).toMatch(/^sealed:v1:/);
-    expect(secretBoxOf(app.config).open(slack_webhook_url)).toBe(slack.webhookUrl);
+    expect(slack_webhook_url).toMatch(/^sealed:v2:/);
+    expect(secretBoxOf(app.config).open(slack_webhook_url, sealedPlace.slackWebhookUrl(child))).toBe(slack.webhookUrl);
     // It shows among the workspace's alert rules under its reserved name (the default rule stays).
     expect((await knex()("alert_rules").where({ workspace_id: child })).map((r) => r.name).sort()).toEqual(
       [PARTNER_RULE_NAME, "Medium+ changes — every competitor"].sort(),
@@ -360,13 +360,17 @@ describe("who may redirect a workspace's alerts", () => {
     const res = await subscribe(owner, owner.workspaceId, { slack_webhook_url: slack.webhookUrl }).expect(409);
     expect(res.body.detail).toMatch(/slack-connect/);
     const { slack_webhook_url } = await knex()("workspaces").where({ id: owner.workspaceId }).first();
-    expect(secretBoxOf(app.config).open(slack_webhook_url)).toBe(vendorHook);
+    expect(secretBoxOf(app.config).open(slack_webhook_url, sealedPlace.slackWebhookUrl(owner.workspaceId))).toBe(
+      vendorHook,
+    );
     expect(await partnerRules(owner.workspaceId)).toEqual([]);
     // Naming the vendor's own webhook, or no Slack at all, is fine: nothing is replaced.
     await subscribe(owner, owner.workspaceId, { slack_webhook_url: vendorHook }).expect(200);
     await subscribe(owner, owner.workspaceId, { email: [owner.email] }).expect(200);
     const after = await knex()("workspaces").where({ id: owner.workspaceId }).first();
-    expect(secretBoxOf(app.config).open(after.slack_webhook_url)).toBe(vendorHook);
+    expect(secretBoxOf(app.config).open(after.slack_webhook_url, sealedPlace.slackWebhookUrl(owner.workspaceId))).toBe(
+      vendorHook,
+    );
   });
 
   it("mails the owners when addresses outside the workspace start receiving its alerts", async () => {

@@ -538,7 +538,7 @@ describe("without the mail provider, the signing secret or with an LLM", () => {
     const received = new Webhook(setup.body.webhook.secret as string);
     // The row keeps it sealed, not in plaintext.
     const row = await bySetup.service.services.knex("support_inboxes").first("webhook_secret");
-    expect(row.webhook_secret).toMatch(/^sealed:v1:/);
+    expect(row.webhook_secret).toMatch(/^sealed:v2:/);
     await bySetup.http.post(WEBHOOK).send(early).expect(401);
     await post(signed(early), bySetup).expect(401); // the other deployment's secret
     llm.reply(
