@@ -1571,8 +1571,10 @@ export interface paths {
          * Reply to a support thread
          * @description Emails a reply to the thread's sender from the support inbox, through the provider's reply endpoint on the
          *     thread's latest inbound message (`POST /v0/inboxes/{inbox_id}/messages/{message_id}/reply` with `text`), and
-         *     records it as an outbound message; `latest_draft` is cleared. `text` null or absent sends the latest draft; 409
-         *     when there is no draft to send (`text` is then required). The thread's status is unchanged. Platform admins only
+         *     records it as an outbound message; `latest_draft` is cleared. The body holds the reply's `text`, or
+         *     `approved_draft`, the thread's draft as the admin read it, which sends that draft; with neither (or both) the
+         *     answer is 422, so a draft the LLM wrote (from mail anyone can send) never goes out unreviewed. 409 when the
+         *     approved draft is no longer the thread's latest one (a newer message was triaged since), or there is none. The thread's status is unchanged. Platform admins only
          *     (403). Answers 503 when the mail provider is not configured, and 502 when it fails or refuses the reply (nothing is
          *     recorded and the draft is kept).
          */
@@ -3539,10 +3541,12 @@ export interface components {
          * @enum {string}
          */
         SupportMessageDirection: "inbound" | "outbound";
-        /** @description Body of `POST /support/threads/{thread_id}/reply`. */
+        /** @description Body of `POST /support/threads/{thread_id}/reply`: the reply's `text`, or the approval of the thread's drafted reply (`approved_draft`), exactly one of them. */
         SupportReplyRequest: {
-            /** @description The reply to send; `null` (or absent) sends the thread's `latest_draft`. */
+            /** @description The reply to send. Without it (`null` or absent), `approved_draft` is required: the draft is never sent unreviewed. */
             text?: string | null;
+            /** @description The thread's `latest_draft` exactly as the admin read and approved it: sends that draft, only while it is still the thread's latest draft (409 when a newer triage has replaced it, or there is none). Give it instead of `text`, not with it. */
+            approved_draft?: string | null;
         };
         /** @description Result of `POST /support/admin/setup`. */
         SupportSetupResponse: {
