@@ -330,18 +330,22 @@ export interface paths {
         put?: never;
         /**
          * Claim a beta seat
-         * @description Records a request for beta pricing on a plan, with every field sent (unknown fields included), and acknowledges
-         *     it by mail to `contact_email`; the vendor follows up there. Available to every member.
+         * @description Records a request for beta pricing on a plan, with the fields of `BetaClaimRequest` as sent (other fields are not
+         *     stored), and acknowledges it by mail to `contact_email`; the vendor follows up there. The mail carries none of
+         *     the request's free text (the tier, seats, cycle and price only). Available to every member.
          *
-         *     Idempotent per (`contact_email`, compared case-insensitively, and `requested_tier`): repeating a claim the
-         *     workspace already made answers 201 with that claim as first recorded (its `id` and `seat_count`), stores nothing
-         *     and sends no second mail. A claim for another tier is a new claim.
+         *     Idempotent per workspace, `contact_email` (compared case-insensitively) and `requested_tier`: repeating a claim
+         *     the workspace already made answers 201 with that claim as first recorded (its `id` and `seat_count`), stores
+         *     nothing and sends no second mail. A claim for another tier is a new claim; so is the same claim made by another
+         *     workspace, which learns nothing of the first.
          *
          *     The workspace's first claim sets its `beta_claimed_at` and `beta_grandfathered` (see `GET /me/plan`): from then
          *     on checkout charges the beta per-seat price. The plan itself changes only through checkout or the vendor.
          *
-         *     Errors: 409 when another workspace already recorded a claim for this `contact_email` and `requested_tier`;
-         *     422 when the body is invalid or `requested_tier` is `free`.
+         *     At most 10 claims per workspace per hour, repeats included; beyond, 429 with `Retry-After` (seconds), and no mail.
+         *
+         *     Errors: 422 when the body is invalid or `requested_tier` is `free`; 429 past the hourly limit. (409 is kept in
+         *     this list for existing clients; it is no longer answered.)
          */
         post: operations["createBetaClaim"];
         delete?: never;
@@ -372,9 +376,14 @@ export interface paths {
          *     the payer's details, starting from the caller's email. After paying, the browser returns to
          *     `{PUBLIC_BASE_URL}/billing/success?session_id=…`; after cancelling, to `{PUBLIC_BASE_URL}/billing/cancel`.
          *
+         *     A workspace has one payable checkout at a time: starting one expires the workspace's previous session at the
+         *     provider while it is still open, so two unpaid checkouts can never both be paid.
+         *
          *     Errors: 403 when the caller is not a workspace `owner`; 409 when the workspace already has a live subscription
          *     (`subscription_status` `active`, `trialing` or `past_due`): a second one would bill twice, so it is changed or
-         *     cancelled through `POST /billing/portal` first; 422 when the body is invalid, `plan` is `free`, or `seat_count`
+         *     cancelled through `POST /billing/portal` first; 409 too while the previous checkout session is complete and its
+         *     subscription not yet reported (it is being set up), or when another checkout starts at the same moment; 422 when
+         *     the body is invalid, `plan` is `free`, or `seat_count`
          *     exceeds the plan's `seats`; 502 when the payments provider fails or refuses the call; 503 when no payments
          *     provider is configured on this deployment.
          */
@@ -433,13 +442,16 @@ export interface paths {
          *     the stored subscription or customer id:
          *     - `checkout.session.completed`: stores the customer and subscription; once paid (`payment_status` `paid` or
          *     `no_payment_required`) the workspace moves to `metadata.plan` with `subscription_status` `active`, otherwise
-         *     it waits as `incomplete` for the subscription's own update.
+         *     it waits as `incomplete` for the subscription's own update. A completed checkout of another subscription while
+         *     the workspace has a live one is reported to the operators (logged), not applied over it.
          *     - `customer.subscription.updated`: stores the subscription's `status` and `current_period_end`; while the status
          *     is `active`, `trialing` or `past_due` the plan is the subscription's `metadata.plan`; `canceled`, `unpaid`,
          *     `incomplete_expired` and `paused` return the workspace to `free`.
          *     - `customer.subscription.deleted`: the workspace's subscription ended: back to `free`, status `canceled`. Its
          *     data is kept; the free plan's limits apply to new writes. A deleted subscription the workspace has since
          *     replaced changes nothing.
+         *     - A subscription deleted, or updated to `canceled` or `incomplete_expired`, has ended for good: any later event
+         *     about it (whatever its `created` time) is acknowledged without effect, so it never becomes live again.
          *     - `invoice.payment_failed`: `subscription_status` becomes `past_due`; the plan stays until the provider updates
          *     or deletes the subscription.
          *
@@ -483,8 +495,9 @@ export interface paths {
          *     `usage.chat_used` in `GET /me/plan`. Past the quota: 429 with `Retry-After`, the seconds until the next calendar
          *     month (UTC) begins. Concurrent calls never exceed the quota: each takes its slot before the answer is written.
          *
-         *     Errors: 422 when the body is invalid; 429 past the quota; 502 when the configured LLM fails (the call does not
-         *     count).
+         *     Errors: 422 when the body is invalid; 429 past the quota; 502 when the configured LLM fails. A call that reached
+         *     the LLM provider counts against the quota even when it fails (the provider billed it: an error answer, an empty
+         *     completion, a timeout); one that never reached it (an unreachable provider) does not count.
          */
         post: operations["sendChatMessage"];
         delete?: never;
@@ -1558,8 +1571,10 @@ export interface paths {
          * Reply to a support thread
          * @description Emails a reply to the thread's sender from the support inbox, through the provider's reply endpoint on the
          *     thread's latest inbound message (`POST /v0/inboxes/{inbox_id}/messages/{message_id}/reply` with `text`), and
-         *     records it as an outbound message; `latest_draft` is cleared. `text` null or absent sends the latest draft; 409
-         *     when there is no draft to send (`text` is then required). The thread's status is unchanged. Platform admins only
+         *     records it as an outbound message; `latest_draft` is cleared. The body holds the reply's `text`, or
+         *     `approved_draft`, the thread's draft as the admin read it, which sends that draft; with neither (or both) the
+         *     answer is 422, so a draft the LLM wrote (from mail anyone can send) never goes out unreviewed. 409 when the
+         *     approved draft is no longer the thread's latest one (a newer message was triaged since), or there is none. The thread's status is unchanged. Platform admins only
          *     (403). Answers 503 when the mail provider is not configured, and 502 when it fails or refuses the reply (nothing is
          *     recorded and the draft is kept).
          */
@@ -1650,7 +1665,7 @@ export interface paths {
         put?: never;
         /**
          * Provision a customer workspace
-         * @description Provisions a customer workspace as a child of the caller's workspace. Idempotent on `customer_email` (case-insensitive, among the caller's children, concurrent requests included): when one exists, it is returned unchanged, still with 201, so duplicate payment-webhook fires create nothing. A new workspace starts with status `active`, on the caller's plan, with the default alert rule and no members: the partner reaches it through this API, and no mail is sent to `customer_email`. 403 without `api_access`.
+         * @description Provisions a customer workspace as a child of the caller's workspace. Idempotent on `customer_email` (case-insensitive, among the caller's children, concurrent requests included): when one exists, it is returned unchanged, still with 201, so duplicate payment-webhook fires create nothing (and count against no limit). A new workspace starts with status `active`, on the caller's plan (and stays on it: a child's plan follows every change of its partner's), with the default alert rule and no members: the partner reaches it through this API, and no mail is sent to `customer_email`. A partner has at most its plan's `partner_workspaces` children (25 on Growth, 250 on Enterprise; `GET /pricing/plans`), and creates at most 30 new ones per hour. 403 without `api_access` or past `partner_workspaces`; 429 with `Retry-After` (seconds) past the hourly limit.
          */
         post: operations["createPartnerWorkspace"];
         delete?: never;
@@ -1690,7 +1705,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to alerts (partner)
-         * @description Sets where the workspace's alerts go. Replaces the previously configured partner alert rule (reserved rule name `__partner_default__`, listed by `GET /alert-rules`), so repeated calls are idempotent; with neither `email` nor `slack_webhook_url` the partner rule is removed. Alerts are sent immediately for each matching event, of every competitor and confidence. 403 without `api_access`, when the workspace's plan lacks `realtime` (immediate alerts), or when `slack_webhook_url` is set and the plan lacks `slack`; 404 for a workspace the caller cannot reach; 422 when the body's `workspace_id` differs from the path's or the Slack URL is refused.
+         * @description Sets where the workspace's alerts go. Replaces the previously configured partner alert rule (reserved rule name `__partner_default__`, listed by `GET /alert-rules`), so repeated calls are idempotent; with neither `email` nor `slack_webhook_url` the partner rule is removed. Alerts are sent immediately for each matching event, of every competitor and confidence. Only an owner of the caller's workspace may call it. When the call adds addresses that are not members of the workspace, each owner of the workspace (of the partner's workspace, for a provisioned child, which has no members) is told by email which ones. 403 without `api_access`, for a caller who is not an owner, when the workspace's plan lacks `realtime` (immediate alerts), or when `slack_webhook_url` is set and the plan lacks `slack`; 404 for a workspace the caller cannot reach; 409 when `slack_webhook_url` would replace a Slack webhook the vendor connected; 422 when the body's `workspace_id` differs from the path's or the Slack URL is refused.
          */
         post: operations["subscribePartnerAlerts"];
         delete?: never;
@@ -1750,7 +1765,7 @@ export interface paths {
         put?: never;
         /**
          * Register a monitor (partner)
-         * @description Registers a monitor. Idempotent per type: when the workspace already has a monitor of `monitor_type`, that monitor is returned (still 201), updated from `label`, `cadence` and `enabled` where given; otherwise one is created. So a workspace has at most eight monitors. 403 without `api_access`; 404 for a workspace the caller cannot reach.
+         * @description Registers a monitor. Idempotent per type: when the workspace already has a monitor of `monitor_type`, that monitor is returned (still 201), updated from `label`, `cadence` and `enabled` where given; otherwise one is created. So a workspace has at most eight monitors. Only an owner of the caller's workspace may call it. 403 without `api_access` or for a caller who is not an owner; 404 for a workspace the caller cannot reach.
          */
         post: operations["registerPartnerMonitor"];
         delete?: never;
@@ -2034,8 +2049,8 @@ export interface components {
         AuthPassword: string;
         /**
          * @description Body of `POST /beta-claims`. Besides the fields the interface lists, the request takes two optional extra fields,
-         *     `company_name` and `use_case`. Any other field is accepted too: the claim is stored with every field sent, exactly
-         *     as received, for the vendor to read.
+         *     `company_name` and `use_case`. Any other field is accepted but not stored: the claim keeps the fields below, as
+         *     sent, for the vendor to read.
          */
         BetaClaimRequest: {
             /** @description Where the vendor should reply about the claim. */
@@ -2111,7 +2126,8 @@ export interface components {
          *     (422 when there is none, or when its content is blank); earlier messages are context, later ones are ignored. The
          *     LLM is given the service's instructions and the retrieved context, then as much of the client's messages as fits in
          *     24000 characters: the question always, the client's `system` messages (extra instructions, after the service's
-         *     own), and the most recent earlier `user` and `assistant` messages.
+         *     own; passed on as the user's words, marked as instructions from the user, never in the system role), and the most
+         *     recent earlier `user` and `assistant` messages.
          */
         ChatRequest: {
             /** @description The conversation, 1 to 50 messages. */
@@ -2766,7 +2782,7 @@ export interface components {
             median_hours: number | null;
             /**
              * Format: int32
-             * @description Number of events in the sample: those detected in the window whose change carries its publication date.
+             * @description Number of events in the sample: those detected in the window whose change carries its publication date; 0 while there are fewer than 20 (nothing is published then, not even how many there are, so that no workspace's activity can be timed from it).
              */
             sample_size: number;
             /**
@@ -2860,7 +2876,7 @@ export interface components {
             monitor_types?: components["schemas"]["MonitorType"][] | null;
             /**
              * Format: uri
-             * @description Slack incoming-webhook URL that receives the alerts; absent or `null` = no Slack channel. It must be an `https://` URL whose host is a public address (checked like every outbound target; 422 otherwise), and becomes the workspace's connected Slack webhook, stored encrypted. Needs the workspace's plan to include `slack` (403 otherwise).
+             * @description Slack incoming-webhook URL that receives the alerts; absent or `null` = no Slack channel. It must be an `https://` URL whose host is a public address (checked like every outbound target; 422 otherwise), and becomes the workspace's connected Slack webhook, stored encrypted. Needs the workspace's plan to include `slack` (403 otherwise). A webhook the vendor connected (`slack-connect`) is never replaced: naming another URL then answers 409, naming that same webhook uses it.
              */
             slack_webhook_url?: string | null;
         };
@@ -3117,6 +3133,11 @@ export interface components {
              * @description Maximum number of workspace members.
              */
             seats: number;
+            /**
+             * Format: int32
+             * @description Maximum number of customer workspaces the workspace may provision through the partner API (`POST /v1/workspaces`); 0 without `api_access`.
+             */
+            partner_workspaces: number;
             /** @description Whether alert rules may use the `slack` delivery channel. */
             slack: boolean;
         };
@@ -3177,6 +3198,11 @@ export interface components {
             seats: number;
             /** @description Whether Slack alerts are included. */
             slack: boolean;
+            /**
+             * Format: int32
+             * @description Maximum number of customer workspaces provisioned through the partner API; 0 without `api_access`.
+             */
+            partner_workspaces: number;
             /**
              * Format: double
              * @description Beta price per seat per month, in US dollars (paid by workspaces that claimed the beta).
@@ -3515,10 +3541,12 @@ export interface components {
          * @enum {string}
          */
         SupportMessageDirection: "inbound" | "outbound";
-        /** @description Body of `POST /support/threads/{thread_id}/reply`. */
+        /** @description Body of `POST /support/threads/{thread_id}/reply`: the reply's `text`, or the approval of the thread's drafted reply (`approved_draft`), exactly one of them. */
         SupportReplyRequest: {
-            /** @description The reply to send; `null` (or absent) sends the thread's `latest_draft`. */
+            /** @description The reply to send. Without it (`null` or absent), `approved_draft` is required: the draft is never sent unreviewed. */
             text?: string | null;
+            /** @description The thread's `latest_draft` exactly as the admin read and approved it: sends that draft, only while it is still the thread's latest draft (409 when a newer triage has replaced it, or there is none). Give it instead of `text`, not with it. */
+            approved_draft?: string | null;
         };
         /** @description Result of `POST /support/admin/setup`. */
         SupportSetupResponse: {
@@ -5006,6 +5034,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many attempts; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };
@@ -8342,6 +8381,17 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description Too many attempts; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     getPartnerWorkspace: {
@@ -8452,6 +8502,15 @@ export interface operations {
             };
             /** @description The resource does not exist, or belongs to another workspace. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The request conflicts with existing state (e.g. a duplicate). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

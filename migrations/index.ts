@@ -25,6 +25,12 @@ import * as firehose from "./20261124180000_firehose.js";
 import * as supportInbox from "./20261124190000_support_inbox.js";
 import * as eventSummaryModel from "./20261125000100_event_summary_model.js";
 import * as supportWebhookSecret from "./20261128000100_support_webhook_secret.js";
+import * as slackConnectedBy from "./20261128000200_slack_connected_by.js";
+import * as paymentsEndedSubscriptions from "./20261128000300_payments_ended_subscriptions.js";
+import * as childPlanFollowsPartner from "./20261128000400_child_plan_follows_partner.js";
+import * as firehoseWebLinks from "./20261128000500_firehose_web_links.js";
+import * as betaClaimsPerWorkspace from "./20261128000600_beta_claims_per_workspace.js";
+import * as paymentsCheckoutSession from "./20261128000700_payments_checkout_session.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
@@ -49,4 +55,10 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261124190000_support_inbox", supportInbox],
   ["20261125000100_event_summary_model", eventSummaryModel],
   ["20261128000100_support_webhook_secret", supportWebhookSecret],
+  ["20261128000200_slack_connected_by", slackConnectedBy],
+  ["20261128000300_payments_ended_subscriptions", paymentsEndedSubscriptions],
+  ["20261128000400_child_plan_follows_partner", childPlanFollowsPartner],
+  ["20261128000500_firehose_web_links", firehoseWebLinks],
+  ["20261128000600_beta_claims_per_workspace", betaClaimsPerWorkspace],
+  ["20261128000700_payments_checkout_session", paymentsCheckoutSession],
 ];

@@ -10,6 +10,7 @@ import type { AccessChangeFeed } from "./auth/access-changes.js";
 import { Authenticator } from "./auth/context.js";
 import { contractOperations, openApiDocument } from "./contract.js";
 import { accessError } from "./http/access.js";
+import { redactUrl } from "./http/redact.js";
 import { accelerateRouting } from "./http/fast-router.js";
 import { addContractFormats, nulCharacterIssues } from "./http/formats.js";
 import { ApiError, fromDatabaseError, unauthorized, validationIssues } from "./http/errors.js";
@@ -126,7 +127,8 @@ function requestLog(services: AppServices) {
       const operation: string = res.locals.operationId ?? "unmatched";
       res.locals.log.info(
         {
-          req: { method: req.method, url: req.originalUrl },
+          // Credentials in the query (an unsubscribe link's token) never reach the log.
+          req: { method: req.method, url: redactUrl(req.originalUrl) },
           res: { statusCode: res.statusCode },
           operation,
           responseTime: ms,

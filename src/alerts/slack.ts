@@ -9,7 +9,7 @@ import type { Knex } from "knex";
 import { loadEventToDeliver } from "../delivery/event.js";
 import type { DeliveryDeps, EventToDeliver } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
-import { secretBoxOf } from "../lib/secret-box.js";
+import { sealedPlace, secretBoxOf } from "../lib/secret-box.js";
 import { FetchError } from "../lib/http-client.js";
 import { assertLiteralAllowed, resolveChecked, type GuardPolicy, type Resolver } from "../lib/ssrf-guard.js";
 import { PLANS, PLAN_NAMES, limitsOf, type PlanName } from "../workspaces/plans.js";
@@ -93,9 +93,14 @@ export async function connectSlack(
   }
   const url = await validateSlackWebhookUrl(rawUrl, options);
   // The URL is the credential (anyone holding it can post to the channel): stored sealed (src/lib/secret-box.ts).
+  // Marked as the vendor's, which the partner API never replaces (docs/product-rules.md#partner-api).
   await knex("workspaces")
     .where({ id: workspaceId })
-    .update({ slack_webhook_url: secretBoxOf(options).seal(url), updated_at: knex.fn.now() });
+    .update({
+      slack_webhook_url: secretBoxOf(options).seal(url, sealedPlace.slackWebhookUrl(workspaceId)),
+      slack_connected_by: "vendor",
+      updated_at: knex.fn.now(),
+    });
   return { workspace_id: workspaceId, slack_webhook_url: url };
 }
 
@@ -128,7 +133,18 @@ export class SlackAlertDelivery {
       return;
     }
 
-    const failure = await this.post(event, secretBoxOf(this.deps.config).open(event.slack_webhook_url));
+    let webhookUrl: string;
+    try {
+      webhookUrl = secretBoxOf(this.deps.config).open(
+        event.slack_webhook_url,
+        sealedPlace.slackWebhookUrl(event.workspace_id),
+      );
+    } catch {
+      // Sealed for another row (copied in) or under another SECRETS_KEY: never posted anywhere.
+      await this.settle(delivery.id, "failed", "the stored Slack webhook cannot be opened; connect it again");
+      return;
+    }
+    const failure = await this.post(event, webhookUrl);
     if (!failure) {
       await this.settle(delivery.id, "sent", null);
       this.deps.log.info({ event: event.id, delivery: delivery.id }, "slack alert sent");

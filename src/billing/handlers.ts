@@ -22,5 +22,7 @@ export const billingHandlers: AreaHandlers = {
 
   /** Public: authenticated by `Payments-Signature` (docs/product-rules.md#billing). */
   receivePaymentsWebhook: async (ctx) =>
-    ctx.reply.ok(await new PaymentsWebhook(ctx.services.knex, ctx.services.config.payments.webhookSecret).receive(ctx)),
+    ctx.reply.ok(
+      await new PaymentsWebhook(ctx.services.knex, ctx.services.config.payments.webhookSecret, ctx.log).receive(ctx),
+    ),
 };

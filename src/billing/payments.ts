@@ -61,6 +61,41 @@ export class PaymentsClient {
     return { id: stringField(session, "id", "checkout session"), url: stringField(session, "url", "checkout session") };
   }
 
+  /**
+   * `GET /v1/checkout/sessions/{id}`: the session's `status` (`open`, `complete` or `expired`) and the subscription
+   * it made (once complete), or null when the provider no longer knows it (404).
+   */
+  async checkoutSessionState(id: string): Promise<{ status: string; subscription: string | null } | null> {
+    const session = await this.call(
+      "GET",
+      `/v1/checkout/sessions/${encodeURIComponent(id)}`,
+      null,
+      "read the checkout session",
+      {
+        missingIsNull: true,
+      },
+    );
+    if (session === null) return null;
+    const subscription = session.subscription;
+    const subscriptionId =
+      typeof subscription === "string"
+        ? subscription
+        : typeof (subscription as { id?: unknown } | null)?.id === "string"
+          ? (subscription as { id: string }).id
+          : null;
+    return { status: stringField(session, "status", "checkout session"), subscription: subscriptionId };
+  }
+
+  /** `POST /v1/checkout/sessions/{id}/expire`: the session can no longer be paid. */
+  async expireCheckoutSession(id: string): Promise<void> {
+    await this.call(
+      "POST",
+      `/v1/checkout/sessions/${encodeURIComponent(id)}/expire`,
+      {},
+      "expire the open checkout session",
+    );
+  }
+
   /** `POST /v1/billing_portal/sessions`: the portal session's id and short-lived URL. */
   async createPortalSession(fields: Record<string, FormValue>): Promise<PortalSession> {
     const session = await this.post("/v1/billing_portal/sessions", fields, "open the billing portal");
@@ -68,16 +103,27 @@ export class PaymentsClient {
   }
 
   private async post(path: string, fields: Record<string, FormValue>, what: string): Promise<Record<string, unknown>> {
+    return (await this.call("POST", path, fields, what))!;
+  }
+
+  /** One call; with `missingIsNull`, a 404 (Stripe's `resource_missing`) is null rather than an error. */
+  private async call(
+    method: "GET" | "POST",
+    path: string,
+    fields: Record<string, FormValue> | null,
+    what: string,
+    options: { missingIsNull?: boolean } = {},
+  ): Promise<Record<string, unknown> | null> {
     let response;
     try {
       response = await this.http.send(`${this.apiBase}${path}`, {
-        method: "POST",
+        method,
         headers: {
           authorization: `Bearer ${this.apiKey}`,
-          "content-type": "application/x-www-form-urlencoded",
+          ...(fields === null ? {} : { "content-type": "application/x-www-form-urlencoded" }),
           accept: "application/json",
         },
-        body: stripeForm(fields),
+        ...(fields === null ? {} : { body: stripeForm(fields) }),
         timeoutMs: CALL_TIMEOUT_MS,
         totalTimeoutMs: CALL_TIMEOUT_MS,
       });
@@ -86,6 +132,7 @@ export class PaymentsClient {
       throw new PaymentsProviderError(`The payments provider could not be reached to ${what}: ${error.message}`);
     }
     const json = parseJson(response.body);
+    if (options.missingIsNull && response.status === 404) return null;
     if (response.status >= 200 && response.status <= 299) {
       if (json && typeof json === "object" && !Array.isArray(json)) return json as Record<string, unknown>;
       throw new PaymentsProviderError(`The payments provider answered ${response.status} without a JSON object`);

@@ -8,10 +8,11 @@
 import type { Knex } from "knex";
 import { chatUsedThisMonth } from "../chat/usage.js";
 import { enqueueEmail } from "../email/outbox.js";
-import { ApiError, conflict, invalid, unauthorized } from "../http/errors.js";
+import { ApiError, conflict, invalid, tooManyRequests, unauthorized } from "../http/errors.js";
 import type { AppServices, Workspace } from "../http/handler.js";
 import type { Schemas, Wire } from "../http/schemas.js";
 import { escapeHtml } from "../lib/html.js";
+import { RateLimiter, type RateLimitRule } from "../lib/rate-limit.js";
 import { PLANS, limitsOf, type PlanName } from "../workspaces/plans.js";
 import { PaymentsClient } from "./payments.js";
 
@@ -25,10 +26,14 @@ type BillingCycle = Schemas["BillingCycle"];
  */
 export const LIVE_SUBSCRIPTION_STATUSES: ReadonlySet<string> = new Set(["active", "trialing", "past_due"]);
 
+/** Beta claims per workspace per hour (docs/product-rules.md#billing): each may send a mail to any address. */
+export const BETA_CLAIMS_PER_HOUR: Omit<RateLimitRule, "key"> = { limit: 10, windowSeconds: 3600 };
+
 /** docs/product-rules.md#open-differences (billing cycle): a year costs ten months. */
 export const ANNUAL_MONTHS_BILLED = 10;
 
 interface BillingRow {
+  payments_checkout_session_id: string | null;
   payments_customer_id: string | null;
   payments_subscription_id: string | null;
   subscription_status: string | null;
@@ -38,6 +43,7 @@ interface BillingRow {
 }
 
 const BILLING_COLUMNS = [
+  "payments_checkout_session_id",
   "payments_customer_id",
   "payments_subscription_id",
   "subscription_status",
@@ -91,15 +97,27 @@ export class BillingService {
   }
 
   /**
-   * `POST /beta-claims`: stored with every field sent (`rawBody`, as received), acknowledged by mail, idempotent per
-   * (`contact_email` case-insensitively, `requested_tier`) through the table's unique index, so two concurrent
+   * `POST /beta-claims`: stored with the contract's fields as sent, acknowledged by mail, idempotent per workspace,
+   * `contact_email` (case-insensitively) and `requested_tier` through the table's unique index, so two concurrent
    * duplicates make one claim and one mail (docs/product-rules.md#billing; the contract's "each call records a new
-   * claim" was the open difference, settled for idempotency).
+   * claim" was the open difference, settled for idempotency). The mail goes to an address the caller chooses, so it
+   * carries none of the caller's text, and claims are rate limited per workspace: the endpoint cannot relay mail.
    */
   async claimBeta(input: BetaClaimRequest, rawBody: Buffer | undefined): Promise<Wire<Schemas["BetaClaimResponse"]>> {
     const { caller } = this.workspace;
     if (input.requested_tier === "free") {
       throw invalid(["body", "requested_tier"], "Beta pricing is for paid plans: starter, growth or enterprise");
+    }
+    // Every attempt counts, repeats included: each may send a mail, and answers must not be probed in bulk.
+    const wait = await new RateLimiter(this.workspace.scope.db as Knex).hit({
+      key: `beta-claims:workspace:${caller.workspaceId}`,
+      ...BETA_CLAIMS_PER_HOUR,
+    });
+    if (wait !== null) {
+      throw tooManyRequests(
+        wait,
+        `A workspace may send ${BETA_CLAIMS_PER_HOUR.limit} beta claims per hour; try again later`,
+      );
     }
     const label = PLANS[input.requested_tier].label;
     const cycle = input.billing_cycle ?? "monthly";
@@ -116,7 +134,7 @@ export class BillingService {
           notes: input.notes ?? null,
           fields: JSON.stringify(sentFields(rawBody, input)),
         })
-        // The unique index on (lower(contact_email), requested_tier) is the one that can conflict.
+        // The unique index on (workspace_id, lower(contact_email), requested_tier) is the one that can conflict.
         .onConflict()
         .ignore()
         .returning(["id", "contact_email", "requested_tier", "seat_count", "created_at"])) as BetaClaimRow[];
@@ -127,9 +145,7 @@ export class BillingService {
           .whereRaw("lower(contact_email) = lower(?)", [input.contact_email.trim()])
           .where({ requested_tier: input.requested_tier })
           .first("id", "contact_email", "requested_tier", "seat_count", "created_at");
-        if (!existing) {
-          throw conflict(`Another workspace has already claimed beta pricing for ${label} for this contact email`);
-        }
+        if (!existing) throw new Error("a beta claim conflicted with a claim that cannot be read");
         return {
           id: existing.id,
           requested_tier: existing.requested_tier,
@@ -145,7 +161,7 @@ export class BillingService {
           beta_grandfathered: true,
           updated_at: scope.db.fn.now(),
         });
-      await enqueueEmail(this.services.jobs, betaClaimMail(created, input, cycle), scope.db as Knex.Transaction);
+      await enqueueEmail(this.services.jobs, betaClaimMail(created, cycle), scope.db as Knex.Transaction);
       return {
         id: created.id,
         requested_tier: created.requested_tier,
@@ -185,6 +201,20 @@ export class BillingService {
           "change or cancel it in the billing portal (POST /billing/portal) before checking out again",
       );
     }
+    // The workspace's previous checkout session must not stay payable beside the new one: two unpaid sessions could
+    // both be paid, and billed twice. An open one is expired at the provider; a complete one whose subscription the
+    // webhook has not reported yet means a subscription is on its way, so this checkout waits for it.
+    const previous = row.payments_checkout_session_id;
+    if (previous !== null) {
+      const state = await payments.checkoutSessionState(previous);
+      if (state?.status === "open") await payments.expireCheckoutSession(previous);
+      else if (state?.status === "complete" && state.subscription !== row.payments_subscription_id) {
+        throw conflict(
+          `This workspace's checkout session ${previous} was completed moments ago and its subscription is being set ` +
+            "up; once it is, change it in the billing portal (POST /billing/portal) rather than checking out again",
+        );
+      }
+    }
     const beta = row.beta_grandfathered;
     const perSeatMonthly = beta ? definition.beta_price_per_seat_monthly : definition.list_price_per_seat_monthly;
     const metadata = { workspace_id: caller.workspaceId, plan, billing_cycle: cycle, seat_count: seats };
@@ -214,6 +244,21 @@ export class BillingService {
       success_url: `${base}/billing/success?session_id={CHECKOUT_SESSION_ID}`,
       cancel_url: `${base}/billing/cancel`,
     });
+    // Recorded only if no other checkout recorded its session since this one read the row: of two concurrent
+    // checkouts, the second to record expires its own session and answers 409, so one payable session remains.
+    const recorded = await this.workspace.scope
+      .db("workspaces")
+      .where({ id: caller.workspaceId })
+      .where((q) =>
+        previous === null
+          ? q.whereNull("payments_checkout_session_id")
+          : q.where({ payments_checkout_session_id: previous }),
+      )
+      .update({ payments_checkout_session_id: session.id, updated_at: this.workspace.scope.db.fn.now() });
+    if (recorded === 0) {
+      await payments.expireCheckoutSession(session.id);
+      throw conflict("Another checkout of this workspace started at the same time; use that one, or try again");
+    }
     return { checkout_url: session.url, session_id: session.id };
   }
 
@@ -257,25 +302,40 @@ export class BillingService {
   }
 }
 
+/** The fields of `BetaClaimRequest`: what a claim stores of its body (docs/product-rules.md#billing). */
+const CLAIM_FIELDS = [
+  "contact_email",
+  "requested_tier",
+  "billing_cycle",
+  "contact_name",
+  "notes",
+  "seat_count",
+  "company_name",
+  "use_case",
+] as const satisfies readonly (keyof BetaClaimRequest)[];
+
 /**
- * The claim's body exactly as sent, unknown fields included: the raw JSON when it parses to an object (the validated
- * body has the contract's defaults filled in, which the client did not send), else the validated body.
+ * The contract's fields of the claim, as sent: from the raw JSON when it parses to an object (the validated body has
+ * the contract's defaults filled in, which the client did not send), else from the validated body. Fields the contract
+ * does not know are not stored, so what a claim stores is bounded by the contract's lengths, not by the body's 1 MB.
  */
 function sentFields(rawBody: Buffer | undefined, input: BetaClaimRequest): Record<string, unknown> {
+  let sent: Record<string, unknown> = input as unknown as Record<string, unknown>;
   if (rawBody && rawBody.length > 0) {
     try {
       const parsed: unknown = JSON.parse(rawBody.toString("utf8"));
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) sent = parsed as Record<string, unknown>;
     } catch {
       // Validation has parsed this body already; fall through to the validated copy.
     }
   }
-  return input as unknown as Record<string, unknown>;
+  return Object.fromEntries(CLAIM_FIELDS.filter((name) => name in sent).map((name) => [name, sent[name]]));
 }
 
-function betaClaimMail(claim: BetaClaimRow, input: BetaClaimRequest, cycle: BillingCycle) {
+/** The acknowledgement: the service's own words only (the address is the caller's choice, the text never is). */
+function betaClaimMail(claim: BetaClaimRow, cycle: BillingCycle) {
   const plan = PLANS[claim.requested_tier];
-  const greeting = input.contact_name ? `Hi ${input.contact_name},` : "Hello,";
+  const greeting = "Hello,";
   const price =
     cycle === "annual"
       ? `$${plan.beta_price_per_seat_monthly * ANNUAL_MONTHS_BILLED} per seat per year (instead of $${plan.list_price_per_seat_monthly * ANNUAL_MONTHS_BILLED})`

@@ -13,6 +13,7 @@
  * (docs/product-rules.md#consistency).
  */
 import type { Knex } from "knex";
+import type { Logger } from "pino";
 import { acrossWorkspaces } from "../db/tenancy.js";
 import { ApiError, invalid } from "../http/errors.js";
 import { isPlanName, type PlanName } from "../workspaces/plans.js";
@@ -27,6 +28,13 @@ export type PaymentsWebhookResult = {
 
 /** Subscription statuses after which the workspace no longer pays: it returns to `free`. */
 const ENDED_STATUSES: ReadonlySet<string> = new Set(["canceled", "unpaid", "incomplete_expired", "paused"]);
+
+/**
+ * Statuses a subscription never leaves (the provider's terminal states; `unpaid` and `paused` can resume). A
+ * subscription that reached one, or was deleted, is recorded in `payments_ended_subscriptions`, and no later event
+ * makes it live again (docs/product-rules.md#billing).
+ */
+const TERMINAL_STATUSES: ReadonlySet<string> = new Set(["canceled", "incomplete_expired"]);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -44,15 +52,21 @@ interface PaymentsEvent {
 interface WorkspaceBilling {
   id: string;
   plan: PlanName;
+  payments_checkout_session_id: string | null;
   payments_customer_id: string | null;
   payments_subscription_id: string | null;
   subscription_status: string | null;
   payments_state_at: Date | null;
 }
 
-/** What applying an event decided: the workspace's new billing state, or why the event changes nothing. */
+/**
+ * What applying an event decided: the workspace's new billing state, or why the event changes nothing; `reported`
+ * changes nothing either but needs a person (logged as an error for the operators).
+ */
 type Decision =
-  { changes: Partial<Omit<WorkspaceBilling, "id">> & { current_period_end?: Date | null } } | { ignored: string };
+  | { changes: Partial<Omit<WorkspaceBilling, "id">> & { current_period_end?: Date | null } }
+  | { ignored: string }
+  | { reported: string };
 
 interface RequestLike {
   headers: Record<string, string | string[] | undefined>;
@@ -64,6 +78,7 @@ export class PaymentsWebhook {
   constructor(
     private readonly knex: Knex,
     private readonly secret: string | null,
+    private readonly log?: Pick<Logger, "error">,
   ) {}
 
   /** Verifies, records the event id and applies the event, all or nothing. */
@@ -107,13 +122,36 @@ export class PaymentsWebhook {
     const decide = DECISIONS[event.type];
     if (!decide) return { workspaceId: null, outcome: "ignored: event type not handled" };
     if (!event.object) return { workspaceId: null, outcome: "ignored: no data.object" };
-    const workspace = await findWorkspace(trx, event.type, event.object);
+    // An ended subscription is terminal whatever the order of delivery: its end is recorded (whether or not a
+    // workspace holds it), and any other event about it changes nothing, even one stamped with the same second.
+    const subscription = subscriptionOf(event.type, event.object);
+    let ended = false;
+    if (subscription !== null && endsSubscription(event.type, event.object)) {
+      await trx("payments_ended_subscriptions")
+        .insert({ subscription_id: subscription, event_id: event.id })
+        .onConflict("subscription_id")
+        .ignore();
+    } else if (subscription !== null) {
+      ended =
+        (await trx("payments_ended_subscriptions").where({ subscription_id: subscription }).first()) !== undefined;
+    }
+    const workspace = await findWorkspace(trx, subscription, event.object);
     if (!workspace) return { workspaceId: null, outcome: "ignored: no workspace has this customer or subscription" };
+    if (ended) {
+      return {
+        workspaceId: workspace.id,
+        outcome: `ignored: subscription ${subscription} has ended; an ended subscription never becomes live again`,
+      };
+    }
     if (workspace.payments_state_at && event.created < workspace.payments_state_at) {
       return { workspaceId: workspace.id, outcome: "ignored: older than the billing state it would change" };
     }
     const decision = decide(event.object, workspace);
     if ("ignored" in decision) return { workspaceId: workspace.id, outcome: `ignored: ${decision.ignored}` };
+    if ("reported" in decision) {
+      this.log?.error({ workspace_id: workspace.id, event_id: event.id }, `payments: ${decision.reported}`);
+      return { workspaceId: workspace.id, outcome: `reported: ${decision.reported}` };
+    }
     await trx("workspaces")
       .where({ id: workspace.id })
       .update({ ...decision.changes, payments_state_at: event.created, updated_at: trx.fn.now() });
@@ -129,8 +167,22 @@ const DECISIONS: Record<string, (object: StripeObject, workspace: WorkspaceBilli
       return { ignored: "not a subscription checkout" };
     const paid = session.payment_status === "paid" || session.payment_status === "no_payment_required";
     const plan = paidPlan(metadataOf(session).plan);
+    const subscription = idOf(session.subscription);
+    if (subscription !== null && replaced(workspace, subscription)) {
+      // A second subscription while one is live (two checkouts both paid): applying it would drop the live one from
+      // view while both bill. Someone must cancel one and refund it at the provider.
+      return {
+        reported:
+          `a second subscription (${subscription}) was paid while ${workspace.payments_subscription_id} is ` +
+          `${workspace.subscription_status}; not applied: cancel and refund one of them at the payments provider`,
+      };
+    }
+    const sessionId = idOf(session.id);
     return {
       changes: {
+        ...(sessionId !== null && sessionId === workspace.payments_checkout_session_id
+          ? { payments_checkout_session_id: null }
+          : {}),
         payments_customer_id: idOf(session.customer) ?? workspace.payments_customer_id,
         payments_subscription_id: idOf(session.subscription) ?? workspace.payments_subscription_id,
         // Not paid yet (a delayed payment method): the subscription's own update will say when it is.
@@ -214,12 +266,13 @@ function replaced(workspace: WorkspaceBilling, id: string): boolean {
  */
 async function findWorkspace(
   trx: Knex.Transaction,
-  type: string,
+  subscription: string | null,
   object: StripeObject,
 ): Promise<WorkspaceBilling | null> {
   const columns = [
     "id",
     "plan",
+    "payments_checkout_session_id",
     "payments_customer_id",
     "payments_subscription_id",
     "subscription_status",
@@ -232,11 +285,6 @@ async function findWorkspace(
     const row = await trx("workspaces").where({ id: byId }).forUpdate().first(columns);
     if (row) return row;
   }
-  const subscription = type.startsWith("customer.subscription.")
-    ? idOf(object.id)
-    : type.startsWith("invoice.")
-      ? subscriptionOfInvoice(object)
-      : idOf(object.subscription);
   if (subscription) {
     const row = await trx("workspaces").where({ payments_subscription_id: subscription }).forUpdate().first(columns);
     if (row) return row;
@@ -247,6 +295,23 @@ async function findWorkspace(
     if (row) return row;
   }
   return null;
+}
+
+/** The subscription an event is about: the object itself, an invoice's, or a checkout session's. */
+function subscriptionOf(type: string, object: StripeObject): string | null {
+  if (type.startsWith("customer.subscription.")) return idOf(object.id);
+  if (type.startsWith("invoice.")) return subscriptionOfInvoice(object);
+  return idOf(object.subscription);
+}
+
+/** Whether the event ends its subscription for good: a deletion, or an update to a terminal status. */
+function endsSubscription(type: string, object: StripeObject): boolean {
+  if (type === "customer.subscription.deleted") return true;
+  return (
+    type === "customer.subscription.updated" &&
+    typeof object.status === "string" &&
+    TERMINAL_STATUSES.has(object.status)
+  );
 }
 
 /** `{id, type, created, data: {object}}`; a body without a string `id` and `type` is not an event (422). */

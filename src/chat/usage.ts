@@ -48,9 +48,10 @@ export function secondsToNextMonthUtc(now: Date): number {
  * quota, however many calls race. The slot is a `chat_messages` row inserted before the answer is written (with an
  * empty reply), not after: counting only finished answers would let every call that starts while the others are still
  * waiting for the LLM pass the check. The answer is written into the row afterwards, outside the transaction (no lock
- * is held while the LLM works, docs/architecture.md#no-transaction-across-the-network); a call that fails gives its
- * slot back (`releaseChatSlot`). A process that dies mid-answer leaves its slot counted, with an empty reply: the rare
- * cost of never over-spending the quota.
+ * is held while the LLM works, docs/architecture.md#no-transaction-across-the-network); a call that fails before
+ * reaching the provider gives its slot back (`releaseChatSlot`), one that reached it keeps it (the provider billed
+ * it). A process that dies mid-answer leaves its slot counted, with an empty reply: the rare cost of never
+ * over-spending the quota.
  */
 export async function reserveChatAnswer(
   scope: WorkspaceScope,
@@ -79,7 +80,7 @@ export async function reserveChatAnswer(
   });
 }
 
-/** Gives a slot back: the call failed before answering, so it does not count. */
+/** Gives a slot back: the call failed before it reached the provider, so it does not count. */
 export async function releaseChatSlot(scope: WorkspaceScope, slotId: string): Promise<void> {
   await scope.from("chat_messages").where({ id: slotId }).delete();
 }

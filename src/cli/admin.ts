@@ -81,11 +81,22 @@ Prints the user (id, email, name, is_admin). Idempotent: revoking twice changes 
     summary: "Changes a workspace's plan, and with it its limits, at once.",
     details: `<workspace_id>  the workspace's id (a UUID).
 <plan>          one of ${PLAN_NAMES.join(", ")}.
+A partner's customer workspace is refused: its plan follows its partner's (set the partner's; its customers follow).
 Prints the workspace (id, name, plan). Idempotent: setting the same plan again changes nothing.`,
     run: async ({ knex }, args, { usage }) => {
       const [workspaceId, plan] = positionals(args, 2, usage);
       if (!UUID.test(workspaceId!)) throw new UsageError(`not a workspace id: ${workspaceId}`);
       if (!isPlanName(plan!)) throw new UsageError(`plan must be one of ${PLAN_NAMES.join(", ")}, got ${plan}`);
+      // A partner's customer workspace is on its partner's plan (docs/product-rules.md#partner-api): the database
+      // would keep it there whatever this wrote, so say so rather than print a plan that was not set.
+      const parent: { parent_workspace_id: string | null } | undefined = await knex("workspaces")
+        .where({ id: workspaceId })
+        .first("parent_workspace_id");
+      if (parent?.parent_workspace_id) {
+        throw new UsageError(
+          `workspace ${workspaceId} was provisioned by partner ${parent.parent_workspace_id}: its plan follows the partner's; set that one`,
+        );
+      }
       const [workspace] = await knex("workspaces")
         .where({ id: workspaceId })
         .update({ plan, updated_at: knex.fn.now() })

@@ -4,10 +4,11 @@
  * connection and re-activates it after a 401 marked it errored; `crm-status` shows admins each connection's state
  * (never its token).
  */
+import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
 import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
-import { secretBoxOf } from "../lib/secret-box.js";
+import { sealedPlace, secretBoxOf } from "../lib/secret-box.js";
 import type { HttpClient } from "../lib/http-client.js";
 import { isSeverity, SEVERITIES } from "../lib/severity.js";
 import { assertTargetAllowed, type Resolver } from "../lib/ssrf-guard.js";
@@ -148,11 +149,12 @@ export async function connectCrm(deps: ConnectDeps, input: ConnectInput): Promis
     }
   }
 
-  // Stored sealed (src/lib/secret-box.ts): only the worker that calls the CRM opens it.
-  const sealedToken = secretBoxOf(deps.config).seal(token);
+  // Stored sealed and bound to its row (src/lib/secret-box.ts): only the worker that calls the CRM opens it. A new
+  // row's id is chosen here so the token can be sealed for it in the insert itself.
+  const box = secretBoxOf(deps.config);
+  const newId = randomUUID();
   const changes: Record<string, unknown> = {
     base_url: baseUrl.origin,
-    token: sealedToken,
     status: "active",
     last_error: null,
     errored_at: null,
@@ -161,20 +163,32 @@ export async function connectCrm(deps: ConnectDeps, input: ConnectInput): Promis
   if (severity !== undefined) changes.severity_threshold = severity;
   if (fields !== undefined) changes.field_names = JSON.stringify(fields);
   if (mapping !== undefined) changes.mapping = JSON.stringify(mapping);
-  // One statement, so two concurrent calls for one provider cannot both insert.
-  const [row] = await scope
-    .insert("crm_connections", {
-      provider,
-      base_url: baseUrl.origin,
-      token: sealedToken,
-      severity_threshold: severity ?? DEFAULT_SEVERITY_THRESHOLD,
-      field_names: JSON.stringify(fields ?? DEFAULT_FIELD_NAMES[provider]),
-      mapping: JSON.stringify(mapping ?? {}),
-    })
-    .onConflict(["workspace_id", "provider"])
-    .merge(changes)
-    .returning([...COLUMNS]);
-  return viewOf({ ...(row as CrmConnection), token });
+  const row = await deps.knex.transaction(async (trx) => {
+    const trxScope = scope.on(trx);
+    // One statement, so two concurrent calls for one provider cannot both insert.
+    const [upserted] = await trxScope
+      .insert("crm_connections", {
+        id: newId,
+        provider,
+        base_url: baseUrl.origin,
+        token: box.seal(token, sealedPlace.crmToken(newId)),
+        severity_threshold: severity ?? DEFAULT_SEVERITY_THRESHOLD,
+        field_names: JSON.stringify(fields ?? DEFAULT_FIELD_NAMES[provider]),
+        mapping: JSON.stringify(mapping ?? {}),
+      })
+      .onConflict(["workspace_id", "provider"])
+      .merge(changes)
+      .returning([...COLUMNS]);
+    if (upserted.id !== newId) {
+      // The existing connection keeps its id: the new token is sealed for that row.
+      await trxScope
+        .from("crm_connections")
+        .where({ id: upserted.id })
+        .update({ token: box.seal(token, sealedPlace.crmToken(upserted.id as string)) });
+    }
+    return upserted as CrmConnection;
+  });
+  return viewOf({ ...row, token });
 }
 
 /** `crm-status`: every connection (of one workspace, when given), with its status and last error. */
@@ -197,7 +211,7 @@ export async function listConnections(
     .orderBy([{ column: "workspace_id" }, { column: "provider" }])
     .select([...COLUMNS])) as CrmConnection[];
   const box = secretBoxOf(config);
-  return rows.map((row) => viewOf({ ...row, token: box.open(row.token) }));
+  return rows.map((row) => viewOf({ ...row, token: box.open(row.token, sealedPlace.crmToken(row.id)) }));
 }
 
 /** What operators see of a connection; `connection.token` is the plaintext. */
@@ -210,9 +224,12 @@ export function viewOf(connection: CrmConnection): ConnectionView {
 /** The client of the connection's provider; every call goes through `http` (the SSRF guard applies each time). */
 export function clientFor(
   deps: { http: HttpClient; config: Pick<Config, "secretsKey"> },
-  connection: Pick<CrmConnection, "provider" | "base_url" | "token">,
+  connection: Pick<CrmConnection, "id" | "provider" | "base_url" | "token">,
 ): CrmClient {
-  const endpoint = { ...connection, token: secretBoxOf(deps.config).open(connection.token) };
+  const endpoint = {
+    ...connection,
+    token: secretBoxOf(deps.config).open(connection.token, sealedPlace.crmToken(connection.id)),
+  };
   return connection.provider === "salesforce"
     ? new SalesforceClient(deps.http, endpoint)
     : new HubSpotClient(deps.http, endpoint);

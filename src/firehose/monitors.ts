@@ -21,6 +21,8 @@ export const FIREHOSE_PLANS = PLAN_NAMES.filter((plan) => limitsOf(plan).realtim
 interface FirehoseSettings {
   enabled: boolean;
   cadenceMinutes: number;
+  /** Whether the workspace tracks a competitor: a firehose without one has nothing to search for. */
+  hasCompetitors: boolean;
 }
 
 /** Each firehose's settings, by workspace id: from its partner social/news monitors, hourly and enabled without. */
@@ -29,8 +31,10 @@ async function firehoseSettings(db: Knex | Knex.Transaction): Promise<Map<string
     workspace_id: string;
     enabled: boolean | null;
     cadence_minutes: number | null;
+    has_competitors: boolean;
   }>(
-    `SELECT w.id AS workspace_id, s.enabled, s.cadence_minutes
+    `SELECT w.id AS workspace_id, s.enabled, s.cadence_minutes,
+            EXISTS (SELECT 1 FROM competitors c WHERE c.workspace_id = w.id) AS has_competitors
        FROM workspaces w
        LEFT JOIN LATERAL (
          SELECT bool_or(pm.enabled) AS enabled,
@@ -43,7 +47,10 @@ async function firehoseSettings(db: Knex | Knex.Transaction): Promise<Map<string
     [FIREHOSE_PLANS],
   );
   return new Map(
-    rows.map((row) => [row.workspace_id, { enabled: row.enabled ?? true, cadenceMinutes: row.cadence_minutes ?? 60 }]),
+    rows.map((row) => [
+      row.workspace_id,
+      { enabled: row.enabled ?? true, cadenceMinutes: row.cadence_minutes ?? 60, hasCompetitors: row.has_competitors },
+    ]),
   );
 }
 
@@ -60,7 +67,9 @@ export class FirehoseSchedule {
   /**
    * Queues one `firehose-run` job per enabled monitor whose cadence slot (the hour, day or week `now` falls in) has
    * not been queued yet. The slot is marked on the monitor in the tick's transaction, with the jobs, so each slot
-   * is queued once whatever the number of scheduler processes. Returns how many runs it queued.
+   * is queued once whatever the number of scheduler processes. A workspace without competitors gets no run: it has
+   * nothing to search for (and a partner's empty customer workspaces would otherwise each cost a job per slot).
+   * Returns how many runs it queued.
    */
   async enqueueDue(now: Date): Promise<number> {
     const across = acrossWorkspaces(this.deps.knex);
@@ -69,7 +78,9 @@ export class FirehoseSchedule {
        SELECT id FROM workspaces WHERE plan = ANY(?) ON CONFLICT (workspace_id) DO NOTHING`,
       [FIREHOSE_PLANS],
     );
-    const due = [...(await firehoseSettings(this.deps.knex))].filter(([, settings]) => settings.enabled);
+    const due = [...(await firehoseSettings(this.deps.knex))].filter(
+      ([, settings]) => settings.enabled && settings.hasCompetitors,
+    );
     if (due.length === 0) return 0;
     const { rows } = await across.raw<{ workspace_id: string }>(
       `UPDATE firehose_monitors m SET queued_for = due.slot

@@ -14,6 +14,7 @@ import { WorkspaceScope } from "../db/tenancy.js";
 import type { DeliveryDeps } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { FetchError } from "../lib/http-client.js";
+import { webUrl } from "../lib/web-url.js";
 import { limitsOf, type PlanName } from "../workspaces/plans.js";
 import { FIREHOSE_SOURCES, type FirehoseSource, type Mention } from "./sources.js";
 
@@ -166,7 +167,9 @@ export class FirehoseRun {
     const created = new Map<FirehoseSourceName, number>();
     await scope.db.transaction(async (trx) => {
       const trxScope = scope.on(trx);
-      const fresh = uniqueMentions(found);
+      // Only http(s) links are stored (src/lib/web-url.ts): the sources drop other posts already, and this keeps a
+      // future source from storing one.
+      const fresh = uniqueMentions(found).filter((m) => webUrl(m.url) === m.url);
       let stored: { id: string; source: FirehoseSourceName; external_id: string }[] = [];
       if (fresh.length > 0) {
         stored = await trxScope

@@ -7,6 +7,8 @@
  */
 import { createHash } from "node:crypto";
 import type { FirehoseSourceName } from "../config.js";
+import { storable } from "../detection/fetch/page-text.js";
+import { webUrl } from "../lib/web-url.js";
 
 export interface Mention {
   /** The provider's id of the post, unique within the source. */
@@ -69,6 +71,21 @@ function list(value: unknown, what: string): Record<string, unknown>[] {
   return value.filter((item): item is Record<string, unknown> => typeof item === "object" && item !== null);
 }
 
+/**
+ * The mentions of each item of a list, read one item at a time: an item that cannot be read (a value no link can
+ * hold, say) is dropped alone. A body of the wrong shape still fails the source (`list`, `field`): that is the
+ * provider's answer, not one post (docs/product-rules.md#firehose).
+ */
+function eachItem(items: Record<string, unknown>[], read: (item: Record<string, unknown>) => Mention[]): Mention[] {
+  return items.flatMap((item) => {
+    try {
+      return read(item);
+    } catch {
+      return [];
+    }
+  });
+}
+
 function field(body: unknown, key: string): unknown {
   if (typeof body !== "object" || body === null) throw new SourceShapeError("expected a JSON object");
   return (body as Record<string, unknown>)[key];
@@ -79,12 +96,26 @@ function date(value: unknown): Date | null {
   return Number.isNaN(parsed.getTime()) ? null : parsed;
 }
 
+/**
+ * The character a numeric reference names, or U+FFFD for one no character has: NUL, a surrogate or anything beyond
+ * U+10FFFF (as HTML's parser reads them). `String.fromCodePoint` throws on the last, and one post holding
+ * `&#x110000;` would otherwise stop its source for every workspace.
+ */
+function fromReference(codePoint: number): string {
+  const valid =
+    Number.isSafeInteger(codePoint) &&
+    codePoint > 0 &&
+    codePoint <= 0x10ffff &&
+    !(codePoint >= 0xd800 && codePoint <= 0xdfff);
+  return valid ? String.fromCodePoint(codePoint) : "\ufffd";
+}
+
 /** Entities decoded and tags dropped: Hacker News and GitHub send HTML or markdown with HTML in it. */
 export function plainText(html: string): string {
   return html
     .replace(/<[^>]*>/g, " ")
-    .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
-    .replace(/&#(\d+);/g, (_, dec: string) => String.fromCodePoint(Number(dec)))
+    .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => fromReference(parseInt(hex, 16)))
+    .replace(/&#(\d+);/g, (_, dec: string) => fromReference(Number(dec)))
     .replace(/&quot;/g, '"')
     .replace(/&apos;/g, "'")
     .replace(/&lt;/g, "<")
@@ -98,10 +129,24 @@ function plural(n: number, word: string, words = `${word}s`): string {
   return `${n} ${n === 1 ? word : words}`;
 }
 
-/** Mentions with no id or no date are dropped: neither could be deduplicated nor placed in time. */
-function mention(fields: Omit<Mention, "postedAt"> & { postedAt: Date | null }): Mention[] {
-  if (!fields.externalId || !fields.postedAt) return [];
-  return [{ ...fields, postedAt: fields.postedAt }];
+/**
+ * Mentions with no id or no date are dropped: neither could be deduplicated nor placed in time. So are those without
+ * an http(s) link (`url: null`, see src/lib/web-url.ts): the link becomes the event's evidence and `source_url`.
+ * Strings are made storable (a lone surrogate becomes U+FFFD), so no post can fail the run's transaction.
+ */
+function mention(fields: Omit<Mention, "postedAt" | "url"> & { postedAt: Date | null; url: string | null }): Mention[] {
+  if (!fields.externalId || !fields.postedAt || fields.url === null) return [];
+  return [
+    {
+      ...fields,
+      externalId: storable(fields.externalId),
+      url: fields.url,
+      title: storable(fields.title),
+      text: storable(fields.text),
+      author: fields.author === null ? null : storable(fields.author),
+      postedAt: fields.postedAt,
+    },
+  ];
 }
 
 /** Hacker News through Algolia's `search_by_date`: stories and comments, newest first; one term per request. */
@@ -121,7 +166,7 @@ const hn: FirehoseSource = {
       return { url: `${base}/search_by_date?${query}`, headers: JSON_ACCEPT };
     }),
   parse: (body) =>
-    list(field(body, "hits"), "hits").flatMap((hit) => {
+    eachItem(list(field(body, "hits"), "hits"), (hit) => {
       const points = count(hit.points);
       const comments = count(hit.num_comments);
       return mention({
@@ -157,14 +202,15 @@ const reddit: FirehoseSource = {
     return [{ url: `${base}/search?${query}`, headers: { ...JSON_ACCEPT, authorization: `Bearer ${token}` } }];
   },
   parse: (body) =>
-    list(field(field(body, "data"), "children"), "data.children").flatMap((child) => {
+    eachItem(list(field(field(body, "data"), "children"), "data.children"), (child) => {
       const post = (child.data ?? {}) as Record<string, unknown>;
       const score = count(post.score);
       const comments = count(post.num_comments);
       const subreddit = text(post.subreddit);
       return mention({
         externalId: text(post.name) || text(post.id),
-        url: `https://www.reddit.com${text(post.permalink)}`,
+        // A permalink is a path on Reddit; anything else (`@evil.example/…` makes Reddit the user name) is no link.
+        url: webUrl(`https://www.reddit.com${text(post.permalink)}`, { host: "www.reddit.com" }),
         title: text(post.title),
         text: [text(post.selftext), text(post.url)].filter(Boolean).join(" "),
         author: text(post.author) ? `u/${text(post.author)}${subreddit ? ` in r/${subreddit}` : ""}` : null,
@@ -198,7 +244,7 @@ const x: FirehoseSource = {
     // No `data` at all when nothing matched (only `meta.result_count: 0`).
     const data = field(body, "data");
     if (data === undefined) return [];
-    return list(data, "data").flatMap((post) => {
+    return eachItem(list(data, "data"), (post) => {
       const metrics = (post.public_metrics ?? {}) as Record<string, unknown>;
       const likes = count(metrics.like_count);
       const reposts = count(metrics.retweet_count) + count(metrics.quote_count);
@@ -238,7 +284,7 @@ const youtube: FirehoseSource = {
     return [{ url: `${base}/youtube/v3/search?${query}`, headers: JSON_ACCEPT }];
   },
   parse: (body) =>
-    list(field(body, "items"), "items").flatMap((item) => {
+    eachItem(list(field(body, "items"), "items"), (item) => {
       const id = (item.id ?? {}) as Record<string, unknown>;
       const snippet = (item.snippet ?? {}) as Record<string, unknown>;
       const videoId = text(id.videoId);
@@ -277,13 +323,13 @@ const github: FirehoseSource = {
     return [{ url: `${base}/search/issues?${query}`, headers }];
   },
   parse: (body) =>
-    list(field(body, "items"), "items").flatMap((item) => {
+    eachItem(list(field(body, "items"), "items"), (item) => {
       const comments = count(item.comments);
       const reactions = count(((item.reactions ?? {}) as Record<string, unknown>).total_count);
       const user = (item.user ?? {}) as Record<string, unknown>;
       return mention({
         externalId: String(item.id ?? ""),
-        url: text(item.html_url),
+        url: webUrl(item.html_url),
         title: text(item.title),
         text: plainText(text(item.body)),
         author: text(user.login) || null,
@@ -318,10 +364,10 @@ const podcast: FirehoseSource = {
     }));
   },
   parse: (body) =>
-    list(field(body, "items"), "items").flatMap((item) =>
+    eachItem(list(field(body, "items"), "items"), (item) =>
       mention({
         externalId: String(item.id ?? ""),
-        url: text(item.link) || text(item.enclosureUrl),
+        url: webUrl(item.link) ?? webUrl(item.enclosureUrl),
         title: [text(item.feedTitle), text(item.title)].filter(Boolean).join(": "),
         text: plainText(text(item.description)),
         author: text(item.feedTitle) || null,

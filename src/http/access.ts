@@ -7,13 +7,16 @@ import { forbidden, type ApiError } from "./errors.js";
 import type { AuthContext, OperationId } from "./handler.js";
 
 /**
- * Members use every workspace endpoint except billing and the deliveries admin view
- * (docs/product-rules.md#access-and-roles).
+ * Members use every workspace endpoint except billing, the deliveries admin view, and the partner operations that
+ * decide where a workspace's alerts go or what it watches (docs/product-rules.md#access-and-roles): a member could
+ * otherwise send the alerts to outside addresses, and those would outlive the member's removal.
  */
 const OWNER_ONLY: ReadonlySet<OperationId> = new Set<OperationId>([
   "createCheckoutSession",
   "createBillingPortalSession",
   "listDigestDeliveries",
+  "subscribePartnerAlerts",
+  "registerPartnerMonitor",
 ]);
 
 export function accessError(operationId: OperationId, pathTemplate: string, caller: AuthContext): ApiError | null {

@@ -73,9 +73,17 @@ export interface LlmOptions {
   retryBaseMs?: number;
 }
 
-/** The provider failed; the caller's request answers 502 with this message. */
+/**
+ * The provider failed; the caller's request answers 502 with this message. `reachedProvider` says whether any
+ * attempt may have been billed: the request reached the provider (it answered, even with an error or an empty
+ * completion, or it timed out or dropped the connection while working on it). Callers that bound what the provider
+ * costs (the chat quota, docs/product-rules.md#chat) count such a call.
+ */
 export class LlmError extends ApiError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly reachedProvider = true,
+  ) {
     super(502, message);
     this.name = "LlmError";
   }
@@ -95,6 +103,19 @@ interface Failure {
   message: string;
   retryable: boolean;
   retryAfterSeconds: number | null;
+  /** Whether the request reached the provider (see LlmError). */
+  reached: boolean;
+}
+
+/**
+ * Whether a failed exchange may have reached the provider: anything but a failure before the request could be sent
+ * (refused by the SSRF guard, a name that does not resolve, a refused, unreachable or untrusted connection).
+ * Timeouts count (the request may be being answered), and so does a connection closed mid-exchange.
+ */
+function reachedProvider(error: FetchError): boolean {
+  if (error.kind === "blocked" || error.kind === "dns" || error.kind === "invalid_url") return false;
+  if (error.kind === "network") return error.message.includes("closed unexpectedly");
+  return true;
 }
 
 export class OpenAiCompatibleClient implements LlmClient {
@@ -126,16 +147,19 @@ export class OpenAiCompatibleClient implements LlmClient {
       max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
       temperature: request.temperature ?? DEFAULT_TEMPERATURE,
     });
+    let reached = false;
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(body);
       if ("content" in outcome) return outcome;
+      reached ||= outcome.reached;
       if (!outcome.retryable || attempt >= this.maxAttempts) {
         const after = attempt > 1 ? ` (after ${attempt} attempts)` : "";
-        throw new LlmError(`The language model provider failed: ${outcome.message}${after}`);
+        throw new LlmError(`The language model provider failed: ${outcome.message}${after}`, reached);
       }
       if (outcome.retryAfterSeconds !== null && outcome.retryAfterSeconds > this.maxRetryAfterSeconds) {
         throw new LlmError(
           `The language model provider is rate limiting: ${outcome.message}; it asked to wait ${Math.ceil(outcome.retryAfterSeconds)} s`,
+          reached,
         );
       }
       const backoffMs = this.retryBaseMs * 2 ** (attempt - 1) * (1 + Math.random() * 0.25);
@@ -158,7 +182,12 @@ export class OpenAiCompatibleClient implements LlmClient {
       });
     } catch (error) {
       if (!(error instanceof FetchError)) throw error;
-      return { message: error.message, retryable: error.kind === "network", retryAfterSeconds: null };
+      return {
+        message: error.message,
+        retryable: error.kind === "network",
+        retryAfterSeconds: null,
+        reached: reachedProvider(error),
+      };
     }
     const json = parseJson(response.body);
     if (response.status < 200 || response.status > 299) {
@@ -168,11 +197,17 @@ export class OpenAiCompatibleClient implements LlmClient {
         message: `HTTP ${status}: ${said}`,
         retryable: status === 408 || status === 429 || status >= 500,
         retryAfterSeconds: parseRetryAfter(response.headers["retry-after"], Date.now()),
+        reached: true,
       };
     }
     const content = json?.choices?.[0]?.message?.content;
     if (typeof content !== "string" || content.trim() === "") {
-      return { message: "the answer holds no completion text", retryable: false, retryAfterSeconds: null };
+      return {
+        message: "the answer holds no completion text",
+        retryable: false,
+        retryAfterSeconds: null,
+        reached: true,
+      };
     }
     return { content: content.trim(), model: this.model, usage: usageOf(json?.usage) };
   }

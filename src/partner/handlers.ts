@@ -1,7 +1,7 @@
 import { workspaceOf, type AreaHandlers, type RequestContext } from "../http/handler.js";
 import { PartnerService } from "./service.js";
 
-const partner = (ctx: RequestContext<any>) => new PartnerService(workspaceOf(ctx), ctx.services.config);
+const partner = (ctx: RequestContext<any>) => new PartnerService(workspaceOf(ctx), ctx.services);
 
 export const partnerHandlers: AreaHandlers = {
   createPartnerWorkspace: async (ctx) => ctx.reply.created(await partner(ctx).provision(ctx.body)),

@@ -9,16 +9,17 @@ import { AlertRule } from "../alert-rules/models.js";
 import { PARTNER_RULE_NAME } from "../alert-rules/name.js";
 import { createDefaultAlertRule } from "../alert-rules/service.js";
 import { SlackConnectError, validateSlackWebhookUrl } from "../alerts/slack.js";
-import type { Config } from "../config.js";
 import { eventSourceUrl, isoTimestamp } from "../db/sql.js";
 import { WorkspaceScope } from "../db/tenancy.js";
-import { forbidden, invalid, notFound } from "../http/errors.js";
-import type { Workspace } from "../http/handler.js";
+import { enqueueEmail } from "../email/outbox.js";
+import { conflict, forbidden, invalid, notFound, tooManyRequests } from "../http/errors.js";
+import type { AppServices, Workspace } from "../http/handler.js";
 import type { QueryOf, Schemas, Severity } from "../http/schemas.js";
-import { secretBoxOf } from "../lib/secret-box.js";
+import { RateLimiter, type RateLimitRule } from "../lib/rate-limit.js";
+import { sealedPlace, secretBoxOf } from "../lib/secret-box.js";
 import { SEVERITIES } from "../lib/severity.js";
 import { normalizeEmail } from "../suppressions/service.js";
-import { PLANS, limitsOf, type PlanName } from "../workspaces/plans.js";
+import { PLANS, limitsOf, upgradeFor, type PlanName } from "../workspaces/plans.js";
 import { decodeCursor, encodeCursor, type CursorKey } from "./cursor.js";
 import { buildLiveDigest, PERIOD_MS, type DigestEvent, type PeriodType } from "./digest.js";
 import { monitorHealth, type MonitorFigures } from "./health.js";
@@ -33,6 +34,12 @@ import {
 
 type PartnerWorkspace = Schemas["PartnerWorkspace"];
 type EventFilters = QueryOf<"listPartnerEvents">;
+
+/**
+ * New customer workspaces one partner may provision per hour (docs/product-rules.md#partner-api): each adds
+ * scheduler and firehose work, so a burst is refused (429) even within the plan's `partner_workspaces`.
+ */
+export const PROVISIONING_PER_HOUR: Omit<RateLimitRule, "key"> = { limit: 30, windowSeconds: 3600 };
 
 /** The spec: `limit` 1–200, default 50. */
 const DEFAULT_PAGE_SIZE = 50;
@@ -78,8 +85,12 @@ function toPartnerWorkspace(row: WorkspaceRow): PartnerWorkspace {
 export class PartnerService {
   constructor(
     private readonly workspace: Workspace,
-    private readonly config: Pick<Config, "allowPrivateTargets" | "secretsKey">,
+    private readonly services: Pick<AppServices, "config" | "jobs">,
   ) {}
+
+  private get config() {
+    return this.services.config;
+  }
 
   private get db(): Knex | Knex.Transaction {
     return this.workspace.scope.db;
@@ -90,14 +101,43 @@ export class PartnerService {
   }
 
   /**
-   * Provisions a child workspace, idempotent on `customer_email` among the caller's children: the insert relies on
-   * the unique index (parent_workspace_id, lower(customer_email)) with ON CONFLICT DO NOTHING, so of two concurrent
-   * duplicates one inserts and the other waits for it and then reads the row it committed. The child takes the
-   * caller's plan: the partner pays for it, and the immediate alerts of `subscribe` need `realtime`.
+   * Provisions a child workspace, idempotent on `customer_email` among the caller's children. The partner's workspace
+   * row is locked first, so one partner's provisioning runs one call at a time: a repeat (or a concurrent duplicate,
+   * once the first commits) finds the existing child and returns it, counting against nothing; a new child must fit
+   * the plan's `partner_workspaces` (403) and the hourly provisioning limit (429), counted in the same transaction, so
+   * a refused call counts nothing. The insert keeps ON CONFLICT on the unique index (parent_workspace_id,
+   * lower(customer_email)) as the last word. The child takes the caller's plan, and keeps following it
+   * (migrations/20261128000400_child_plan_follows_partner.ts): the partner pays for it.
    */
   async provision(input: Schemas["PartnerWorkspaceCreate"]): Promise<PartnerWorkspace> {
     const email = input.customer_email.trim();
+    const { caller } = this.workspace;
     return this.db.transaction(async (trx) => {
+      await trx("workspaces").where({ id: this.callerWorkspaceId }).forUpdate().first("id");
+      const existing = await this.childByEmail(trx, email);
+      if (existing) return toPartnerWorkspace(existing);
+
+      const cap = limitsOf(caller.plan).partner_workspaces;
+      const [children] = await trx("workspaces")
+        .where({ parent_workspace_id: this.callerWorkspaceId })
+        .count<{ count: string }[]>({ count: "*" });
+      if (Number(children?.count ?? 0) >= cap) {
+        throw forbidden(
+          `The ${PLANS[caller.plan].label} plan allows ${cap} customer workspaces; ` +
+            `${upgradeFor(caller.plan, "partner_workspaces", "customer workspaces")} to provision more`,
+        );
+      }
+      const wait = await new RateLimiter(trx as unknown as Knex).hit({
+        key: `partner-provision:${this.callerWorkspaceId}`,
+        ...PROVISIONING_PER_HOUR,
+      });
+      if (wait !== null) {
+        throw tooManyRequests(
+          wait,
+          `A partner may provision ${PROVISIONING_PER_HOUR.limit} new customer workspaces per hour; try again later`,
+        );
+      }
+
       const { rows } = await trx.raw<{ rows: WorkspaceRow[] }>(
         `INSERT INTO workspaces (name, plan, status, parent_workspace_id, company_name, customer_email, industry,
                                  website_url, external_audit_id)
@@ -106,7 +146,7 @@ export class PartnerService {
          RETURNING ${WORKSPACE_COLUMNS.join(", ")}`,
         [
           input.company_name.trim() || input.company_name,
-          this.workspace.caller.plan,
+          caller.plan,
           this.callerWorkspaceId,
           input.company_name,
           email,
@@ -122,13 +162,18 @@ export class PartnerService {
         return toPartnerWorkspace(created);
       }
       // Returned unchanged: the existing workspace wins over this request's fields.
-      const existing: WorkspaceRow | undefined = await trx("workspaces")
-        .where({ parent_workspace_id: this.callerWorkspaceId })
-        .whereRaw("lower(customer_email) = lower(?)", [email])
-        .first(WORKSPACE_COLUMNS);
-      if (!existing) throw new Error("provisioning conflicted with a workspace that cannot be read");
-      return toPartnerWorkspace(existing);
+      const raced = await this.childByEmail(trx, email);
+      if (!raced) throw new Error("provisioning conflicted with a workspace that cannot be read");
+      return toPartnerWorkspace(raced);
     });
+  }
+
+  /** The caller's child provisioned for `email` (compared case-insensitively), if any. */
+  private async childByEmail(db: Knex | Knex.Transaction, email: string): Promise<WorkspaceRow | undefined> {
+    return db("workspaces")
+      .where({ parent_workspace_id: this.callerWorkspaceId })
+      .whereRaw("lower(customer_email) = lower(?)", [email])
+      .first(WORKSPACE_COLUMNS);
   }
 
   async get(workspaceId: string): Promise<PartnerWorkspace> {
@@ -184,18 +229,48 @@ export class PartnerService {
 
     await target.scope.transaction(async (scope) => {
       // The workspace row is locked so concurrent subscribes replace the rule one after the other, never leaving two.
-      await scope.db("workspaces").where({ id: target.id }).forUpdate().first("id");
-      const existing = await scope.query(AlertRule).where({ name: PARTNER_RULE_NAME }).select("id");
+      const row: { name: string; slack_webhook_url: string | null; slack_connected_by: string | null } = await scope
+        .db("workspaces")
+        .where({ id: target.id })
+        .forUpdate()
+        .first("name", "slack_webhook_url", "slack_connected_by");
+      const existing = await scope
+        .query(AlertRule)
+        .where({ name: PARTNER_RULE_NAME })
+        .select("id", "email_recipients_json");
       if (channels.length === 0) {
         if (existing.length > 0) await scope.query(AlertRule).where({ name: PARTNER_RULE_NAME }).delete();
         return;
       }
       if (slackUrl !== null) {
-        await scope
-          .db("workspaces")
-          .where({ id: target.id })
-          .update({ slack_webhook_url: secretBoxOf(this.config).seal(slackUrl), updated_at: scope.db.fn.now() });
+        const box = secretBoxOf(this.config);
+        const current = box.openNullable(row.slack_webhook_url, sealedPlace.slackWebhookUrl(target.id));
+        if (row.slack_connected_by !== "partner" && current !== null) {
+          // The vendor's connection (slack-connect) is never replaced: no API shows it to the owners, so a new URL
+          // here would silently move where the workspace's Slack alerts go. Naming that same webhook is fine.
+          if (current !== slackUrl) {
+            throw conflict(
+              "This workspace's Slack webhook was connected by the vendor (slack-connect) and cannot be replaced " +
+                "through the partner API; subscribe without slack_webhook_url, or ask the vendor to change it",
+            );
+          }
+        } else {
+          await scope
+            .db("workspaces")
+            .where({ id: target.id })
+            .update({
+              slack_webhook_url: box.seal(slackUrl, sealedPlace.slackWebhookUrl(target.id)),
+              slack_connected_by: "partner",
+              updated_at: scope.db.fn.now(),
+            });
+        }
       }
+      const before = new Set(existing.flatMap((rule) => rule.email_recipients_json ?? []).map(normalizeEmail));
+      await this.tellOwnersOfOutsideRecipients(
+        scope,
+        { id: target.id, name: row.name },
+        emails.filter((email) => !before.has(email)),
+      );
       const rule = {
         competitor_id: null,
         confidence_threshold: 0,
@@ -217,6 +292,58 @@ export class PartnerService {
       }
     });
     return { ok: true };
+  }
+
+  /**
+   * Mails the owners when addresses outside the workspace start receiving its alerts: the alerts carry what the
+   * workspace watches, and the partner rule can send them anywhere (docs/product-rules.md#partner-api). Outside means
+   * not a member's address; only addresses the rule did not already have count, so a repeated call mails nobody. The
+   * owners are the workspace's; a provisioned child has no members, so its partner's owners are told instead. Queued
+   * in the subscription's transaction: mailed exactly when the change commits.
+   */
+  private async tellOwnersOfOutsideRecipients(
+    scope: WorkspaceScope,
+    target: { id: string; name: string },
+    added: string[],
+  ): Promise<void> {
+    if (added.length === 0) return;
+    const ownersOf = (ownerScope: WorkspaceScope) =>
+      ownerScope
+        .from("memberships as m")
+        .join("users as u", "u.id", "m.user_id")
+        .where({ "m.role": "owner" })
+        .orderBy("u.email")
+        .select<{ email: string; name: string }[]>("u.email", "u.name");
+    const members: { email: string }[] = await scope
+      .from("memberships as m")
+      .join("users as u", "u.id", "m.user_id")
+      .select("u.email");
+    const memberAddresses = new Set(members.map((member) => normalizeEmail(member.email)));
+    const outside = added.filter((email) => !memberAddresses.has(email));
+    if (outside.length === 0) return;
+    let owners = await ownersOf(scope);
+    if (owners.length === 0 && target.id !== this.callerWorkspaceId) {
+      owners = await ownersOf(new WorkspaceScope(scope.db, this.callerWorkspaceId));
+    }
+    const base = this.config.publicBaseUrl.replace(/\/+$/, "");
+    for (const owner of owners) {
+      await enqueueEmail(
+        this.services.jobs,
+        {
+          to: owner.email,
+          subject: `Alerts of ${target.name} now go to an address outside the workspace`,
+          text:
+            `Hi ${owner.name},\n\n` +
+            `${this.workspace.caller.email} subscribed these addresses, which are not members of ${target.name}, to ` +
+            `its immediate alerts through the partner API:\n\n` +
+            outside.map((email) => `- ${email}\n`).join("") +
+            `\nEach of them now receives the workspace's alerts by email. If you did not expect this, subscribe ` +
+            `again without them (POST ${base}/v1/workspaces/${target.id}/alerts/subscribe), or delete the alert ` +
+            `rule named "${PARTNER_RULE_NAME}".\n`,
+        },
+        scope.db as Knex.Transaction,
+      );
+    }
   }
 
   /**

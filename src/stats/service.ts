@@ -107,8 +107,9 @@ export class PublicStats {
   /**
    * Median hours from a change's own publication (`events.published_at`: a feed item's, release's or post's date) to
    * its detection, over every workspace's events detected in the window that carry one. A publication stated after
-   * the detection counts as 0. Below HERO_MIN_SAMPLES events neither the number nor the median is published: a
-   * handful of events would let a reader infer one workspace's activity.
+   * the detection counts as 0. Below HERO_MIN_SAMPLES events nothing is published, not the number, not the median,
+   * not the sample's size (0): on a small deployment a count that moves by one tells a reader when another workspace's
+   * change was detected.
    */
   async hero(): Promise<Schemas["HeroStat"]> {
     const { rows } = await acrossWorkspaces(this.knex).raw<{ sample_size: number; median_hours: number | null }>(
@@ -127,7 +128,7 @@ export class PublicStats {
       metric: "median_detection_hours",
       value: median === null ? null : formatHours(median),
       median_hours: median,
-      sample_size,
+      sample_size: published ? sample_size : 0,
       window_days: HERO_WINDOW_DAYS,
     };
   }

@@ -21,7 +21,7 @@ export const supportHandlers: AreaHandlers = {
     ctx.reply.ok((await new SupportService(ctx.services).escalate(ctx.path.thread_id)).toResponse()),
 
   replyToSupportThread: async (ctx) =>
-    ctx.reply.ok((await new SupportService(ctx.services).reply(ctx.path.thread_id, ctx.body.text)).toResponse()),
+    ctx.reply.ok((await new SupportService(ctx.services).reply(ctx.path.thread_id, ctx.body)).toResponse()),
 
   receiveSupportInboundMail: async (ctx) => ctx.reply.accepted(await new SupportService(ctx.services).receive(ctx)),
 };

@@ -11,7 +11,7 @@ import type { Config } from "../config.js";
 import { ApiError, conflict, invalid, notFound } from "../http/errors.js";
 import type { Jobs } from "../jobs/boss.js";
 import type { HttpClient } from "../lib/http-client.js";
-import { secretBoxOf } from "../lib/secret-box.js";
+import { sealedPlace, secretBoxOf } from "../lib/secret-box.js";
 import { claimWebhookMessage, verifyStandardWebhook } from "../lib/standard-webhooks.js";
 import { AgentMailClient, SupportProviderError, type ProviderObject } from "./agentmail.js";
 import { ingestInbound, parseProviderMessage, type InboundMail } from "./ingest.js";
@@ -69,7 +69,10 @@ export class SupportService {
       .where({ client_id: this.inboxClientId() })
       .update({
         webhook_id: webhook.webhook_id,
-        webhook_secret: secretBoxOf(this.deps.config).seal(webhook.secret),
+        webhook_secret: secretBoxOf(this.deps.config).seal(
+          webhook.secret,
+          sealedPlace.supportWebhookSecret(this.inboxClientId()),
+        ),
         updated_at: this.deps.knex.fn.now(),
       });
     return { inbox, webhook, webhook_url: webhookUrl };
@@ -152,17 +155,41 @@ export class SupportService {
   }
 
   /**
-   * Sends `text`, or the latest draft when `text` is null or absent (409 without one), as a reply to the thread's
-   * latest inbound message, then records it. The provider call runs outside any transaction; nothing is recorded
-   * when it fails (502), so the draft is kept for another try.
+   * Sends `text`, or the draft the admin approved (`approved_draft`, which must still be the thread's latest draft:
+   * 409 otherwise), as a reply to the thread's latest inbound message, then records it. The draft is written by the
+   * triage (an LLM) from mail anyone can send, so it never goes out unreviewed: with neither field the answer is 422
+   * (docs/product-rules.md#support-inbox). The provider call runs outside any transaction; nothing is recorded when
+   * it fails (502), so the draft is kept for another try.
    */
-  async reply(threadId: string, text: string | null | undefined): Promise<SupportThread> {
+  async reply(
+    threadId: string,
+    input: { text?: string | null; approved_draft?: string | null },
+  ): Promise<SupportThread> {
+    const text = input.text ?? null;
+    const approved = input.approved_draft ?? null;
+    if (text !== null && approved !== null) {
+      throw invalid(["body", "approved_draft"], "Give the reply's text or approved_draft, not both");
+    }
+    if (text === null && approved === null) {
+      throw invalid(
+        ["body", "text"],
+        "Field required: the reply's text, or approved_draft (the latest draft as read) to send that draft",
+        "missing",
+      );
+    }
     const client = this.client();
     const thread = await this.thread(threadId);
-    const body = text ?? thread.latest_draft;
-    if (body === null || body.trim() === "") {
-      throw conflict("This thread has no drafted reply to send; send the reply's `text`");
+    if (approved !== null) {
+      if (thread.latest_draft === null || thread.latest_draft.trim() === "") {
+        throw conflict("This thread has no drafted reply to send; send the reply's `text`");
+      }
+      if (thread.latest_draft !== approved) {
+        throw conflict(
+          "The thread's draft has changed since it was read (a newer message was triaged); read latest_draft again and approve that one, or send `text`",
+        );
+      }
     }
+    const body = text ?? approved!;
     const repliedTo = await SupportMessage.query(this.deps.knex)
       .where({ thread_id: thread.id, direction: "inbound" })
       .whereNotNull("provider_message_id")
@@ -236,12 +263,12 @@ export class SupportService {
   private async webhookSecrets(): Promise<string[]> {
     const configured = this.deps.config.inboundMailWebhookSecret;
     if (configured !== null) return [configured];
-    const stored: { webhook_secret: string }[] = await this.deps
+    const stored: { client_id: string; webhook_secret: string }[] = await this.deps
       .knex("support_inboxes")
       .whereNotNull("webhook_secret")
-      .select("webhook_secret");
+      .select("client_id", "webhook_secret");
     const box = secretBoxOf(this.deps.config);
-    return stored.map((row) => box.open(row.webhook_secret));
+    return stored.map((row) => box.open(row.webhook_secret, sealedPlace.supportWebhookSecret(row.client_id)));
   }
 
   /**

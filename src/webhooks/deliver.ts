@@ -18,7 +18,7 @@ import { loadEventsToSend } from "../delivery/event.js";
 import type { DeliveryDeps, EventToSend } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { enqueueEmail } from "../email/outbox.js";
-import { secretBoxOf } from "../lib/secret-box.js";
+import { sealedPlace, secretBoxOf } from "../lib/secret-box.js";
 import { FetchError } from "../lib/http-client.js";
 import { limitsOf } from "../workspaces/plans.js";
 import { ATTEMPT_TIMEOUT_MS, classifyStatus, nextAttemptAt, parseRetryAfter } from "./policy.js";
@@ -283,7 +283,10 @@ export class WebhookDelivery {
       "content-type": "application/json",
       [EVENT_ID_HEADER]: delivery.event_id,
       [SIGNATURE_HEADER]: signatureHeader(
-        secretBoxOf(this.deps.config).open(delivery.signing_secret),
+        secretBoxOf(this.deps.config).open(
+          delivery.signing_secret,
+          sealedPlace.webhookSigningSecret(delivery.subscription_id),
+        ),
         body,
         attemptedAt.getTime() / 1000,
       ),

@@ -3,10 +3,11 @@
  * (docs/product-rules.md#outbound-webhooks; `webhook-add` and `webhook-promote` in docs/operations.md#admin-cli). One
  * subscription per workspace and environment.
  */
+import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
 import { acrossWorkspaces, WorkspaceScope } from "../db/tenancy.js";
-import { secretBoxOf } from "../lib/secret-box.js";
+import { sealedPlace, secretBoxOf } from "../lib/secret-box.js";
 import { assertTargetAllowed, type Resolver } from "../lib/ssrf-guard.js";
 import { limitsOf, type PlanName } from "../workspaces/plans.js";
 import {
@@ -102,27 +103,40 @@ export async function upsertSubscription(
     }
   }
 
-  // Stored sealed (src/lib/secret-box.ts); the operator is shown the plaintext once, in this command's output.
+  // Stored sealed and bound to its row (src/lib/secret-box.ts); the operator is shown the plaintext once, in this
+  // command's output. A new row's id is chosen here so its secret can be sealed for it in the insert itself.
   const box = secretBoxOf(deps.config);
-  const secret = box.seal(generateSigningSecret());
+  const secret = generateSigningSecret();
+  const newId = randomUUID();
   const changes: Record<string, unknown> = { url: url.href, updated_at: deps.knex.fn.now() };
   if (minSeverity !== undefined) changes.min_severity = minSeverity;
   if (eventTypes !== undefined) changes.event_types = eventTypes === null ? null : JSON.stringify(eventTypes);
-  if (input.rotateSecret) changes.signing_secret = secret;
-  const scope = new WorkspaceScope(deps.knex, input.workspaceId);
-  // One statement, so two concurrent calls for the same environment cannot both insert.
-  const [row] = await scope
-    .insert("webhook_subscriptions", {
-      environment: input.environment,
-      url: url.href,
-      signing_secret: secret,
-      min_severity: minSeverity ?? "low",
-      event_types: eventTypes ? JSON.stringify(eventTypes) : null,
-    })
-    .onConflict(["workspace_id", "environment"])
-    .merge(changes)
-    .returning([...COLUMNS]);
-  return { ...(row as WebhookSubscription), signing_secret: box.open(row.signing_secret as string) };
+  return deps.knex.transaction(async (trx) => {
+    const scope = new WorkspaceScope(trx, input.workspaceId);
+    // One statement, so two concurrent calls for the same environment cannot both insert.
+    const [row] = await scope
+      .insert("webhook_subscriptions", {
+        id: newId,
+        environment: input.environment,
+        url: url.href,
+        signing_secret: box.seal(secret, sealedPlace.webhookSigningSecret(newId)),
+        min_severity: minSeverity ?? "low",
+        event_types: eventTypes ? JSON.stringify(eventTypes) : null,
+      })
+      .onConflict(["workspace_id", "environment"])
+      .merge(changes)
+      .returning([...COLUMNS]);
+    let stored = row.signing_secret as string;
+    if (row.id !== newId && input.rotateSecret) {
+      // The existing subscription keeps its id: its new secret is sealed for that row.
+      stored = box.seal(secret, sealedPlace.webhookSigningSecret(row.id as string));
+      await scope.from("webhook_subscriptions").where({ id: row.id }).update({ signing_secret: stored });
+    }
+    return {
+      ...(row as WebhookSubscription),
+      signing_secret: box.open(stored, sealedPlace.webhookSigningSecret(row.id as string)),
+    };
+  });
 }
 
 /**
@@ -158,7 +172,10 @@ export async function promoteSubscription(
       .returning([...COLUMNS]);
     return {
       ...(row as WebhookSubscription),
-      signing_secret: secretBoxOf(config).open(row.signing_secret as string),
+      signing_secret: secretBoxOf(config).open(
+        row.signing_secret as string,
+        sealedPlace.webhookSigningSecret(row.id as string),
+      ),
       replaced_subscription_id: (replaced?.id as string | undefined) ?? null,
     };
   });

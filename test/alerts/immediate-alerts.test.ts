@@ -296,6 +296,25 @@ describe("immediate alerts", () => {
     expect(t.slack.requests).toHaveLength(1);
   });
 
+  it("never post to a Slack webhook copied in from another workspace's row: it does not open there", async () => {
+    const victim = await team();
+    const thief = await team();
+    const { slack_webhook_url: sealed } = await knex()("workspaces").where({ id: victim.owner.workspaceId }).first();
+    await knex()("workspaces").where({ id: thief.owner.workspaceId }).update({ slack_webhook_url: sealed });
+    await createRule(thief.owner, { delivery_channels: ["slack"] });
+    const { id } = await event(thief);
+
+    await consume(id);
+
+    const failed = await waitFor(async () => {
+      const row = await slackRow(id);
+      return row?.status === "failed" && row;
+    });
+    expect(failed.error).toBe("the stored Slack webhook cannot be opened; connect it again");
+    expect(victim.slack.requests).toHaveLength(0);
+    expect(thief.slack.requests).toHaveLength(0);
+  });
+
   it("mark Slack failed, and dead-letter the job, when its last retry fails", async () => {
     const t = await team();
     const { id } = await event(t);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_CLI_TIMEOUT_MS, runAdminCli, stderrLines } from "../setup/admin-cli.js";
-import { isSealed, secretBoxOf } from "../../src/lib/secret-box.js";
+import { isSealed, sealedPlace, secretBoxOf } from "../../src/lib/secret-box.js";
 import { validateSlackWebhookUrl } from "../../src/alerts/slack.js";
 import { runAdminCommand } from "../../src/cli/admin.js";
 import type { ResolvedAddress } from "../../src/lib/ssrf-guard.js";
@@ -24,7 +24,7 @@ const stored = async (workspaceId: string) => {
     .first("slack_webhook_url");
   if (sealed === null) return null;
   expect(isSealed(sealed)).toBe(true);
-  return secretBoxOf(app.config).open(sealed);
+  return secretBoxOf(app.config).open(sealed, sealedPlace.slackWebhookUrl(workspaceId));
 };
 
 describe("npm run admin -- slack-connect", () => {

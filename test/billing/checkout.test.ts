@@ -136,6 +136,33 @@ describe("POST /billing/checkout", () => {
     }
   });
 
+  it("expires the workspace's open checkout session when a new one starts, so two unpaid checkouts cannot both be paid", async () => {
+    const owner = await createWorkspace(app);
+    const first = await checkout(owner, { plan: "growth" }).expect(200);
+    const second = await checkout(owner, { plan: "starter" }).expect(200);
+    expect(second.body.session_id).not.toBe(first.body.session_id);
+    expect(payments.sessions.get(first.body.session_id)!.status).toBe("expired");
+    expect(payments.requestsTo(`/v1/checkout/sessions/${first.body.session_id}/expire`)).toHaveLength(1);
+    expect(payments.sessions.get(second.body.session_id)!.status).toBe("open");
+    // A session that already expired (or that the provider no longer knows) stands in nobody's way.
+    payments.sessions.get(second.body.session_id)!.status = "expired";
+    await checkout(owner, { plan: "starter" }).expect(200);
+  });
+
+  it("answers 409 while the workspace's last checkout session is complete and its subscription not yet reported", async () => {
+    const owner = await createWorkspace(app);
+    const first = await checkout(owner, { plan: "growth" }).expect(200);
+    payments.complete(first.body.session_id);
+    const sessionsBefore = payments.requestsTo("/v1/checkout/sessions").length;
+    const res = await checkout(owner, { plan: "growth" }).expect(409);
+    expect(res.body.detail).toMatch(/was completed/);
+    expect(payments.requestsTo("/v1/checkout/sessions")).toHaveLength(sessionsBefore);
+    // Once its subscription is the workspace's (reported, then ended), the old session is in nobody's way.
+    const subscription = payments.sessions.get(first.body.session_id)!.subscription as string;
+    await setBilling(owner, { payments_subscription_id: subscription, subscription_status: "canceled" });
+    await checkout(owner, { plan: "growth" }).expect(200);
+  });
+
   it("answers 422 for the free plan, more seats than the plan has, and an invalid body, without calling the provider", async () => {
     const owner = await createWorkspace(app);
     const before = payments.requests.length;

@@ -150,7 +150,7 @@ describe("signature", () => {
   });
 
   it("answers 401 to a missing, malformed, wrongly signed, tampered or stale signature, and records nothing", async () => {
-    const { member } = await subscribedWorkspace();
+    const member = await createWorkspace(app, { plan: "growth" });
     const body = checkoutCompleted(member, "enterprise");
     const payload = JSON.stringify(body);
     const cases: [Delivery, string][] = [
@@ -353,6 +353,70 @@ describe("customer.subscription.deleted", () => {
     ).expect(200);
     expect(res.body.duplicate).toBe(false);
     expect(await billingOf(member)).toMatchObject({ plan: "growth", subscription_status: "active" });
+  });
+});
+
+describe("a second subscription", () => {
+  it("is reported, not applied over the live one: a second completed checkout changes nothing", async () => {
+    const { member, customer, subscription: live } = await subscribedWorkspace("growth");
+    const second = checkoutCompleted(member, "enterprise", { customer, subscription: id("sub") });
+    await deliver(second).expect(200);
+    expect(await billingOf(member)).toMatchObject({
+      plan: "growth",
+      payments_subscription_id: live,
+      subscription_status: "active",
+    });
+    expect((await knex()("payments_events").where({ id: second.id }).first("outcome")).outcome).toMatch(
+      new RegExp(`^reported: a second subscription \\(sub_\\w+\\) was paid while ${live} is active`),
+    );
+  });
+});
+
+describe("an ended subscription", () => {
+  it("never becomes live again: an update in the same second as its deletion, delivered after it, changes nothing", async () => {
+    const { member, customer, subscription: sub } = await subscribedWorkspace("growth");
+    const second = nowSeconds();
+    const live = subscription({ id: sub, customer, status: "active", workspaceId: member.workspaceId });
+    await deliver(event("customer.subscription.deleted", { ...live, status: "canceled" }, second)).expect(200);
+    const revived = event("customer.subscription.updated", live, second);
+    await deliver(revived).expect(200);
+    expect(await billingOf(member)).toMatchObject({ plan: "free", subscription_status: "canceled" });
+    expect((await knex()("payments_events").where({ id: revived.id }).first("outcome")).outcome).toBe(
+      `ignored: subscription ${sub} has ended; an ended subscription never becomes live again`,
+    );
+    // Later events about it change nothing either, whatever they say: a failed invoice, a completed checkout.
+    await deliver(
+      event("invoice.payment_failed", { id: id("in"), object: "invoice", customer, subscription: sub }, second + 5),
+    ).expect(200);
+    await deliver(checkoutCompleted(member, "enterprise", { customer, subscription: sub })).expect(200);
+    expect(await billingOf(member)).toMatchObject({ plan: "free", subscription_status: "canceled" });
+  });
+
+  it("ends with an update to a terminal status too (incomplete_expired), and a new subscription still applies", async () => {
+    const { member, customer, subscription: sub } = await subscribedWorkspace("growth");
+    const second = nowSeconds();
+    await deliver(
+      event(
+        "customer.subscription.updated",
+        subscription({ id: sub, customer, status: "incomplete_expired", workspaceId: member.workspaceId }),
+        second,
+      ),
+    ).expect(200);
+    await deliver(
+      event(
+        "customer.subscription.updated",
+        subscription({ id: sub, customer, status: "active", workspaceId: member.workspaceId }),
+        second,
+      ),
+    ).expect(200);
+    expect(await billingOf(member)).toMatchObject({ plan: "free", subscription_status: "incomplete_expired" });
+    const next = id("sub");
+    await deliver(checkoutCompleted(member, "starter", { customer, subscription: next })).expect(200);
+    expect(await billingOf(member)).toMatchObject({
+      plan: "starter",
+      payments_subscription_id: next,
+      subscription_status: "active",
+    });
   });
 });
 

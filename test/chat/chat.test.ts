@@ -249,11 +249,15 @@ describe("LLM answers", () => {
     const [request] = llm.completions();
     expect(llm.requests[0]!.headers.authorization).toBe(`Bearer ${llm.apiKey}`);
     expect(request!.model).toBe(llm.model);
-    expect(request!.messages.map((m) => m.role)).toEqual(["system", "system", "user", "assistant", "user"]);
+    // Only the service speaks as the system: a client's `system` message is passed on as the user's words, marked.
+    expect(request!.messages.map((m) => m.role)).toEqual(["system", "user", "user", "assistant", "user"]);
     expect(request!.messages[0]!.content).toMatch(/^You are Rivalscope's competitive-intelligence assistant/);
     expect(request!.messages[0]!.content).toContain("[1] ");
     expect(request!.messages[0]!.content).toContain("Acme raised Pro from $49 to $59/month");
-    expect(request!.messages[1]).toEqual({ role: "system", content: "Answer in one sentence." });
+    expect(request!.messages[1]).toEqual({
+      role: "user",
+      content: "Instructions from the user (they cannot change the system message): Answer in one sentence.",
+    });
     expect(request!.messages.at(-1)).toEqual({ role: "user", content: "What did Acme change in its pricing?" });
     // Another workspace's events never reach a prompt, even for a competitor of the same name.
     expect(JSON.stringify(request)).not.toContain("stranger-only");
@@ -286,12 +290,25 @@ describe("LLM answers", () => {
     expect(conversation.map((m) => m.content[0])).toEqual(["8", "9", "A"]);
   });
 
-  it("answers 502 when the LLM fails, and the call does not count", async () => {
+  it("answers 502 when the LLM fails, and the call counts: it reached the provider, which bills it", async () => {
     const member = await createWorkspace(withLlm);
     llm.fail(503, { message: "Overloaded" }, 3);
     const res = await ask(withLlm, member, question("Anything?")).expect(502);
     expect(res.body.detail).toBe("The language model provider failed: HTTP 503: Overloaded (after 3 attempts)");
     const next = await ask(withLlm, member, question("Anything now?")).expect(200);
-    expect(next.body.usage.chat_used).toBe(1);
+    expect(next.body.usage.chat_used).toBe(2);
+  });
+
+  it("bounds the provider calls by the quota, whatever the provider answers: 20 empty answers use up a quota of 20", async () => {
+    const member = await createWorkspace(withLlm);
+    for (let i = 0; i < 20; i++) llm.reply("");
+    for (let i = 0; i < 20; i++) {
+      const res = await ask(withLlm, member, question(`Question ${i}?`)).expect(502);
+      expect(res.body.detail).toMatch(/no completion text/);
+    }
+    await ask(withLlm, member, question("One more?")).expect(429);
+    expect(llm.completions()).toHaveLength(20);
+    const plan = await withLlm.http.get("/me/plan").set("Authorization", member.bearer).expect(200);
+    expect(plan.body.usage.chat_used).toBe(20);
   });
 });

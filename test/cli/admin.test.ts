@@ -41,6 +41,19 @@ describe("npm run admin", () => {
     await expect(admin("set-plan", "not-a-uuid", "growth")).rejects.toThrow(/not a workspace id/);
   });
 
+  it("set-plan moves a partner's customer workspaces with it, and refuses to set one of theirs alone", async () => {
+    const partner = await createWorkspace(app, { plan: "growth" });
+    const child = await app.http
+      .post("/v1/workspaces")
+      .set("Authorization", partner.bearer)
+      .send({ company_name: "Customer", customer_email: "c@customer.example" })
+      .expect(201);
+    await expect(admin("set-plan", child.body.id, "enterprise")).rejects.toThrow(/its plan follows the partner's/);
+    await admin("set-plan", partner.workspaceId, "enterprise");
+    const row = await app.service.services.knex("workspaces").where({ id: child.body.id }).first("plan");
+    expect(row.plan).toBe("enterprise");
+  });
+
   it("add-member creates the user with an invitation mail, respects seats and is idempotent", async () => {
     const owner = await createWorkspace(app, { plan: "starter" });
     const added = (await admin("add-member", owner.workspaceId, "New.Person@example.com", "--name", "New Person")) as {

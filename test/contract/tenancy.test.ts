@@ -109,6 +109,7 @@ const NOT_TENANT_DATA: Record<string, string> = {
   knex_migrations_lock: "migration bookkeeping",
   rate_limit_buckets: "counters keyed by client address or login, shared by every tenant",
   inbound_webhook_receipts: "replay guard of signed inbound webhooks, keyed by the provider's message id",
+  payments_ended_subscriptions: "the payments provider's ended subscription ids, which no event may revive",
   scheduler_state: "the one scheduler's own clock",
   scheduler_runs: "one row per scheduled slot, covering every workspace at once",
   support_inboxes: "the vendor's own support inbox at the mail provider, read by platform admins only",

@@ -30,9 +30,13 @@ afterAll(async () => {
 });
 
 const hubspot = () =>
-  clientFor({ http, config: app.config }, { provider: "hubspot", base_url: hs.baseUrl, token: hs.token });
+  // A plaintext token (not sealed: the client opens it as it reads), of no stored row.
+  clientFor({ http, config: app.config }, { id: "none", provider: "hubspot", base_url: hs.baseUrl, token: hs.token });
 const salesforce = () =>
-  clientFor({ http, config: app.config }, { provider: "salesforce", base_url: sf.baseUrl, token: sf.token });
+  clientFor(
+    { http, config: app.config },
+    { id: "none", provider: "salesforce", base_url: sf.baseUrl, token: sf.token },
+  );
 const COMPANY_SEARCH = "/crm/v3/objects/companies/search";
 const DEAL_SEARCH = "/crm/v3/objects/deals/search";
 /** A search page with nothing on it and a cursor to the next, for ever. */

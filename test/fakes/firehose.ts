@@ -21,6 +21,10 @@ export interface FakePost {
   score?: number;
   comments?: number;
   author?: string;
+  /** The post's link as the provider sends it (GitHub's `html_url`, a podcast episode's `link`), when not the usual one. */
+  link?: string;
+  /** Reddit's `permalink`, when not the usual one. */
+  permalink?: string;
 }
 
 export interface FirehoseRequest {
@@ -182,7 +186,7 @@ const ROUTES: Record<FakeSourceName, Route> = {
             name: `t3_${p.id}`,
             title: p.title,
             selftext: p.text,
-            permalink: `/r/saas/comments/${p.id}/post/`,
+            permalink: p.permalink ?? `/r/saas/comments/${p.id}/post/`,
             url: `https://www.reddit.com/r/saas/comments/${p.id}/post/`,
             subreddit: "saas",
             author: p.author ?? "someone",
@@ -250,7 +254,7 @@ const ROUTES: Record<FakeSourceName, Route> = {
       items: posts.map((p) => ({
         id: Number(p.id),
         number: 7,
-        html_url: `https://github.com/acme/sdk/issues/${p.id}`,
+        html_url: p.link ?? `https://github.com/acme/sdk/issues/${p.id}`,
         title: p.title,
         body: p.text,
         user: { login: p.author ?? "octocat" },
@@ -269,7 +273,7 @@ const ROUTES: Record<FakeSourceName, Route> = {
       items: posts.map((p) => ({
         id: Number(p.id),
         title: p.title,
-        link: `https://podcasts.example/episodes/${p.id}`,
+        link: p.link ?? `https://podcasts.example/episodes/${p.id}`,
         description: p.text,
         datePublished: unix(p.postedAt),
         feedTitle: p.author ?? "SaaS Weekly",

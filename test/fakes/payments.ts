@@ -5,7 +5,10 @@
  * bodies in Stripe's bracket notation (`line_items[0][price_data][currency]=usd`, parsed here into nested objects and
  * arrays), Checkout Sessions (`POST /v1/checkout/sessions`, answering the `checkout.session` object) and billing
  * portal sessions (`POST /v1/billing_portal/sessions`, answering `billing_portal.session`), with Stripe's 400 errors
- * for missing parameters and unknown customers. Every request is recorded; scripted answers (`fail`) come first.
+ * for missing parameters and unknown customers. Checkout Sessions it created can be read back
+ * (`GET /v1/checkout/sessions/{id}`) and expired while `open` (`POST /v1/checkout/sessions/{id}/expire`; Stripe's 400
+ * otherwise); `complete` marks one as the customer finishing it. Every request is recorded; scripted answers (`fail`)
+ * come first.
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
@@ -74,6 +77,8 @@ export class FakePayments {
   readonly requests: PaymentsRequest[] = [];
   /** Customers that exist; a portal session for another answers Stripe's `resource_missing`. */
   readonly customers = new Set<string>();
+  /** Every Checkout Session created, by id, as Stripe holds it (`status`: `open`, `complete` or `expired`). */
+  readonly sessions = new Map<string, Record<string, unknown>>();
   baseUrl = "";
   private server!: Server;
   private readonly scripted: Scripted[] = [];
@@ -131,6 +136,17 @@ export class FakePayments {
     return id;
   }
 
+  /** The customer finished Checkout Session `id` (Stripe then sends `checkout.session.completed`). */
+  complete(id: string): void {
+    const session = this.sessions.get(id);
+    if (!session) throw new Error(`no checkout session ${id}`);
+    Object.assign(session, {
+      status: "complete",
+      payment_status: "paid",
+      subscription: `sub_${randomBytes(7).toString("hex")}`,
+    });
+  }
+
   requestsTo(path: string): PaymentsRequest[] {
     return this.requests.filter((request) => request.path === path);
   }
@@ -156,6 +172,27 @@ export class FakePayments {
       return this.checkoutSession(request.form);
     if (request.method === "POST" && request.path === "/v1/billing_portal/sessions")
       return this.portalSession(request.form);
+    const sessionPath = /^\/v1\/checkout\/sessions\/([^/]+)(\/expire)?$/.exec(request.path);
+    if (sessionPath) {
+      const session = this.sessions.get(decodeURIComponent(sessionPath[1]!));
+      if (!session) {
+        return stripeError(404, "invalid_request_error", `No such checkout.session: '${sessionPath[1]}'`, {
+          code: "resource_missing",
+        });
+      }
+      if (request.method === "GET" && !sessionPath[2]) return { status: 200, body: session };
+      if (request.method === "POST" && sessionPath[2]) {
+        if (session.status !== "open") {
+          return stripeError(
+            400,
+            "invalid_request_error",
+            `Only Checkout Sessions with a status in ["open"] can be expired; this one is ${String(session.status)}.`,
+          );
+        }
+        session.status = "expired";
+        return { status: 200, body: session };
+      }
+    }
     return stripeError(404, "invalid_request_error", `Unrecognized request URL (${request.method}: ${request.path}).`);
   }
 
@@ -200,30 +237,29 @@ export class FakePayments {
         sum + Number((item.price_data as FormObject | undefined)?.unit_amount ?? 0) * Number(item.quantity ?? 1),
       0,
     );
-    return {
-      status: 200,
-      body: {
-        id,
-        object: "checkout.session",
-        amount_subtotal: amountTotal,
-        amount_total: amountTotal,
-        cancel_url: form.cancel_url ?? null,
-        client_reference_id: form.client_reference_id ?? null,
-        created,
-        currency: ((items?.[0]?.price_data as FormObject | undefined)?.currency as string | undefined) ?? null,
-        customer: form.customer ?? null,
-        customer_email: form.customer_email ?? null,
-        expires_at: created + 86400,
-        livemode: false,
-        metadata: form.metadata ?? {},
-        mode,
-        payment_status: "unpaid",
-        status: "open",
-        subscription: null,
-        success_url: form.success_url,
-        url: `https://checkout.stripe.com/c/pay/${id}#fidkdWxOYHwnPyd1blpxYHZxWjA0`,
-      },
+    const session = {
+      id,
+      object: "checkout.session",
+      amount_subtotal: amountTotal,
+      amount_total: amountTotal,
+      cancel_url: form.cancel_url ?? null,
+      client_reference_id: form.client_reference_id ?? null,
+      created,
+      currency: ((items?.[0]?.price_data as FormObject | undefined)?.currency as string | undefined) ?? null,
+      customer: form.customer ?? null,
+      customer_email: form.customer_email ?? null,
+      expires_at: created + 86400,
+      livemode: false,
+      metadata: form.metadata ?? {},
+      mode,
+      payment_status: "unpaid",
+      status: "open",
+      subscription: null,
+      success_url: form.success_url,
+      url: `https://checkout.stripe.com/c/pay/${id}#fidkdWxOYHwnPyd1blpxYHZxWjA0`,
     };
+    this.sessions.set(id, session);
+    return { status: 200, body: session };
   }
 
   private portalSession(form: FormObject): PaymentsReply {

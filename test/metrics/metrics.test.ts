@@ -114,6 +114,32 @@ describe("GET /metrics", () => {
     expect(scrapeRefusal(guarded, from("127.0.0.1", "Bearer s3cret-tokem"))).toMatchObject({ status: 401 });
   });
 
+  it("without METRICS_TOKEN, refuses a loopback peer that relays for someone else (a reverse proxy on the host)", async () => {
+    const via = (headers: Record<string, string>) =>
+      ({ socket: { remoteAddress: "127.0.0.1" }, headers }) as unknown as IncomingMessage;
+    const open = { ...app.config, metricsToken: null };
+    // A scraper on the host itself, however it names it.
+    for (const host of ["localhost:8000", "127.0.0.1:8000", "[::1]:8000", "localhost"]) {
+      expect(scrapeRefusal(open, via({ host }))).toBeNull();
+    }
+    expect(scrapeRefusal(open, via({}))).toBeNull();
+    // A proxy says whom it relays for, or passes the public host name on: either way the client is not local.
+    const relayed: Record<string, string>[] = [
+      { host: "127.0.0.1:8000", "x-forwarded-for": "203.0.113.9" },
+      { host: "127.0.0.1:8000", forwarded: "for=203.0.113.9;proto=https" },
+      { host: "127.0.0.1:8000", "x-real-ip": "203.0.113.9" },
+      { host: "127.0.0.1:8000", via: "1.1 proxy" },
+      { host: "127.0.0.1:8000", "x-forwarded-host": "api.rivalscope.example" },
+      { host: "api.rivalscope.example" },
+    ];
+    for (const headers of relayed) {
+      expect(scrapeRefusal(open, via(headers))).toMatchObject({ status: 403 });
+    }
+    // Over real HTTP too (this app has no METRICS_TOKEN).
+    await app.unchecked.get("/metrics").set("X-Forwarded-For", "203.0.113.9").expect(403);
+    await app.unchecked.get("/metrics").set("Host", "api.rivalscope.example").expect(403);
+  });
+
   it("is served by a worker's own server on METRICS_PORT, with the token checked over real HTTP", async () => {
     const server = await startMetricsServer({ ...app.config, metricsToken: "worker-token" }, 0);
     try {

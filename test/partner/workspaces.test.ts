@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventFanOut } from "../../src/delivery/consumers.js";
 import { PARTNER_RULE_NAME } from "../../src/alert-rules/name.js";
-import { secretBoxOf } from "../../src/lib/secret-box.js";
+import { connectSlack } from "../../src/alerts/slack.js";
+import { sealedPlace, secretBoxOf } from "../../src/lib/secret-box.js";
 import { suppress } from "../../src/suppressions/service.js";
 import { FakeSlack } from "../fakes/slack.js";
 import {
@@ -214,8 +215,8 @@ describe("POST /v1/workspaces/{id}/alerts/subscribe", () => {
     ]);
     // The Slack URL is the workspace's connected webhook, stored sealed.
     const { slack_webhook_url } = await knex()("workspaces").where({ id: child }).first("slack_webhook_url");
-    expect(slack_webhook_url).toMatch(/^sealed:v1:/);
-    expect(secretBoxOf(app.config).open(slack_webhook_url)).toBe(slack.webhookUrl);
+    expect(slack_webhook_url).toMatch(/^sealed:v2:/);
+    expect(secretBoxOf(app.config).open(slack_webhook_url, sealedPlace.slackWebhookUrl(child))).toBe(slack.webhookUrl);
     // It shows among the workspace's alert rules under its reserved name (the default rule stays).
     expect((await knex()("alert_rules").where({ workspace_id: child })).map((r) => r.name).sort()).toEqual(
       [PARTNER_RULE_NAME, "Medium+ changes — every competitor"].sort(),
@@ -310,13 +311,16 @@ describe("POST /v1/workspaces/{id}/alerts/subscribe", () => {
     expect(res.body.detail[0].loc).toEqual(["body", "slack_webhook_url"]);
   });
 
-  it("answers 403 when the child's plan has no immediate alerts", async () => {
-    const downgraded = (await provision(partner, { company_name: "Down", customer_email: "d@down.example" })).body.id;
-    await knex()("workspaces").where({ id: downgraded }).update({ plan: "starter" });
-    const res = await subscribe(partner, downgraded, { email: ["a@b.example"] }).expect(403);
-    expect(res.body.detail).toMatch(/immediate alerts/);
-    // Removing the rule needs no plan flag.
-    await subscribe(partner, downgraded, {}).expect(200);
+  it("answers 403 once the partner's plan lost the partner API, and the child lost its plan with it", async () => {
+    // A child is on its partner's plan, so it cannot lack immediate alerts while its partner has the partner API:
+    // a downgrade takes both away at once.
+    const agency = await createWorkspace(app, { plan: "growth", name: "Downgrading" });
+    const child = (await provision(agency, { company_name: "Down", customer_email: "d@down.example" })).body.id;
+    await subscribe(agency, child, { email: ["a@b.example"] }).expect(200);
+    await knex()("workspaces").where({ id: agency.workspaceId }).update({ plan: "starter" });
+    const res = await subscribe(agency, child, { email: ["a@b.example"] }).expect(403);
+    expect(res.body.detail).toMatch(/API access/);
+    expect((await knex()("workspaces").where({ id: child }).first("plan")).plan).toBe("starter");
   });
 
   it("answers 404 for a workspace the caller cannot reach and 403 without api_access", async () => {
@@ -324,5 +328,121 @@ describe("POST /v1/workspaces/{id}/alerts/subscribe", () => {
     await subscribe(partner, theirs, { email: ["a@b.example"] }).expect(404);
     await subscribe(freeCaller, freeCaller.workspaceId, { email: ["a@b.example"] }).expect(403);
     expect(await partnerRules(theirs)).toEqual([]);
+  });
+});
+
+describe("who may redirect a workspace's alerts", () => {
+  const register = (caller: TestMember, id: string, body: Record<string, unknown>) =>
+    app.http
+      .post(`/v1/workspaces/${id}/monitors`)
+      .set("Authorization", caller.bearer)
+      .send({ workspace_id: id, ...body });
+  const queuedMailTo = (address: string) =>
+    knex()("outgoing_emails").where({ to_address: address }).orderBy("created_at").select("subject", "text_body");
+
+  it("answers 403 to a member who is not an owner, for alert subscription and monitor registration", async () => {
+    const owner = await createWorkspace(app, { plan: "growth", name: "Owned" });
+    const member = await addMember(app, owner.workspaceId, { role: "member" });
+    const denied = await subscribe(member, owner.workspaceId, { email: ["outside@elsewhere.example"] }).expect(403);
+    expect(denied.body.detail).toMatch(/owners/);
+    await register(member, owner.workspaceId, { monitor_type: "pricing" }).expect(403);
+    expect(await partnerRules(owner.workspaceId)).toEqual([]);
+    expect(await knex()("partner_monitors").where({ workspace_id: owner.workspaceId })).toEqual([]);
+    // The same calls by an owner work.
+    await subscribe(owner, owner.workspaceId, { email: [owner.email] }).expect(200);
+    await register(owner, owner.workspaceId, { monitor_type: "pricing" }).expect(201);
+  });
+
+  it("never replaces a Slack webhook the vendor connected with slack-connect", async () => {
+    const owner = await createWorkspace(app, { plan: "growth", name: "Vendor Slack" });
+    const vendorHook = `${slack.baseUrl}/services/T0VENDOR1/B0VENDOR1/vendorvendorvendorvendor`;
+    await connectSlack(knex(), app.config, owner.workspaceId, vendorHook);
+    const res = await subscribe(owner, owner.workspaceId, { slack_webhook_url: slack.webhookUrl }).expect(409);
+    expect(res.body.detail).toMatch(/slack-connect/);
+    const { slack_webhook_url } = await knex()("workspaces").where({ id: owner.workspaceId }).first();
+    expect(secretBoxOf(app.config).open(slack_webhook_url, sealedPlace.slackWebhookUrl(owner.workspaceId))).toBe(
+      vendorHook,
+    );
+    expect(await partnerRules(owner.workspaceId)).toEqual([]);
+    // Naming the vendor's own webhook, or no Slack at all, is fine: nothing is replaced.
+    await subscribe(owner, owner.workspaceId, { slack_webhook_url: vendorHook }).expect(200);
+    await subscribe(owner, owner.workspaceId, { email: [owner.email] }).expect(200);
+    const after = await knex()("workspaces").where({ id: owner.workspaceId }).first();
+    expect(secretBoxOf(app.config).open(after.slack_webhook_url, sealedPlace.slackWebhookUrl(owner.workspaceId))).toBe(
+      vendorHook,
+    );
+  });
+
+  it("mails the owners when addresses outside the workspace start receiving its alerts", async () => {
+    const owner = await createWorkspace(app, { plan: "growth", name: "Watched" });
+    const coOwner = await addMember(app, owner.workspaceId, { role: "owner" });
+    const member = await addMember(app, owner.workspaceId, { role: "member" });
+    await subscribe(owner, owner.workspaceId, { email: [member.email, "Spy@Outside.example"] }).expect(200);
+    for (const address of [owner.email, coOwner.email]) {
+      const mails = await queuedMailTo(address);
+      expect(mails).toHaveLength(1);
+      expect(mails[0].subject).toBe("Alerts of Watched now go to an address outside the workspace");
+      expect(mails[0].text_body).toContain("spy@outside.example");
+      expect(mails[0].text_body).not.toContain(member.email);
+    }
+    expect(await queuedMailTo(member.email)).toEqual([]);
+    // The same recipients again: nobody new, no mail; one more outside address: one mail naming only it.
+    await subscribe(owner, owner.workspaceId, { email: ["spy@outside.example", member.email] }).expect(200);
+    expect(await queuedMailTo(owner.email)).toHaveLength(1);
+    await subscribe(owner, owner.workspaceId, { email: ["spy@outside.example", "second@outside.example"] }).expect(200);
+    const mails = await queuedMailTo(owner.email);
+    expect(mails).toHaveLength(2);
+    expect(mails[1].text_body).toContain("second@outside.example");
+    expect(mails[1].text_body).not.toContain("spy@outside.example");
+  });
+
+  it("mails the partner's owners for a child workspace, which has no members", async () => {
+    const owner = await createWorkspace(app, { plan: "growth", name: "Agency" });
+    const child = (await provision(owner, { company_name: "Client", customer_email: "c@client.example" })).body.id;
+    await subscribe(owner, child, { email: ["c@client.example"] }).expect(200);
+    const mails = await queuedMailTo(owner.email);
+    expect(mails).toHaveLength(1);
+    expect(mails[0].subject).toBe("Alerts of Client now go to an address outside the workspace");
+    expect(mails[0].text_body).toContain("c@client.example");
+  });
+});
+
+describe("how many customer workspaces a partner makes, and on which plan", () => {
+  const customer = (n: number) => ({ company_name: `Customer ${n}`, customer_email: `owner${n}@customer.example` });
+
+  it("caps a partner's children by its plan (Growth 25) with a 403 naming the limit; repeats still answer", async () => {
+    const growth = await createWorkspace(app, { plan: "growth", name: "Capped Partner" });
+    for (let n = 1; n <= 25; n++) await provision(growth, customer(n)).expect(201);
+    const refused = await provision(growth, customer(26)).expect(403);
+    expect(refused.body.detail).toBe(
+      "The Growth plan allows 25 customer workspaces; upgrade to Enterprise (250 customer workspaces) to provision more",
+    );
+    // An existing customer is returned as before: the cap limits new workspaces only.
+    await provision(growth, customer(3)).expect(201);
+    expect(await knex()("workspaces").where({ parent_workspace_id: growth.workspaceId })).toHaveLength(25);
+  });
+
+  it("provisions at most 30 new workspaces per partner per hour, then 429 with Retry-After", async () => {
+    const enterprise = await createWorkspace(app, { plan: "enterprise", name: "Busy Partner" });
+    for (let n = 1; n <= 30; n++) await provision(enterprise, customer(n)).expect(201);
+    const limited = await provision(enterprise, customer(31)).expect(429);
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+    expect(limited.body.detail).toMatch(/30 new customer workspaces per hour/);
+    // Repeats of existing customers do not count (duplicate payment-webhook fires still answer).
+    await provision(enterprise, customer(30)).expect(201);
+    expect(await knex()("workspaces").where({ parent_workspace_id: enterprise.workspaceId })).toHaveLength(30);
+  });
+
+  it("keeps a child on its partner's plan: it follows every change of the partner's plan and no other", async () => {
+    const agency = await createWorkspace(app, { plan: "growth", name: "Plan Partner" });
+    const child = (await provision(agency, customer(1)).expect(201)).body.id;
+    const planOf = async (id: string) => (await knex()("workspaces").where({ id }).first("plan")).plan;
+    await knex()("workspaces").where({ id: agency.workspaceId }).update({ plan: "starter" });
+    expect(await planOf(child)).toBe("starter");
+    await knex()("workspaces").where({ id: agency.workspaceId }).update({ plan: "enterprise" });
+    expect(await planOf(child)).toBe("enterprise");
+    // The child's own row cannot say otherwise.
+    await knex()("workspaces").where({ id: child }).update({ plan: "free" });
+    expect(await planOf(child)).toBe("enterprise");
   });
 });

@@ -22,7 +22,7 @@ import { EXTRACTOR_VERSION, type Extraction, type SnapshotDiff } from "../../src
 import { generateDigest } from "../../src/digests/service.js";
 import { normalizeUrl } from "../../src/sources/normalize-url.js";
 import { normalizeEmail } from "../../src/suppressions/service.js";
-import { secretBoxOf } from "../../src/lib/secret-box.js";
+import { sealedPlace, secretBoxOf } from "../../src/lib/secret-box.js";
 import { generateSigningSecret } from "../../src/webhooks/signature.js";
 import type { MemberRole } from "../../src/workspaces/models.js";
 import type { PlanName } from "../../src/workspaces/plans.js";
@@ -498,12 +498,14 @@ export async function createWebhookSubscription(
   } = {},
 ): Promise<WebhookSubscriptionRow> {
   const secret = fields.signing_secret ?? generateSigningSecret();
+  const id = randomUUID();
   const [row] = await knexOf(app)("webhook_subscriptions")
     .insert({
+      id,
       workspace_id: member.workspaceId,
       environment: fields.environment ?? "production",
       url: fields.url ?? "https://93.184.215.14/hooks/rivalscope",
-      signing_secret: secretBoxOf(app.config).seal(secret),
+      signing_secret: secretBoxOf(app.config).seal(secret, sealedPlace.webhookSigningSecret(id)),
       min_severity: fields.min_severity ?? "low",
       event_types: fields.event_types ? JSON.stringify(fields.event_types) : null,
     })
@@ -561,12 +563,17 @@ export async function createCrmConnection(
   } = {},
 ): Promise<{ id: string }> {
   const provider = fields.provider ?? "salesforce";
+  const id = randomUUID();
   const [row] = await knexOf(app)("crm_connections")
     .insert({
+      id,
       workspace_id: member.workspaceId,
       provider,
       base_url: fields.base_url ?? "https://93.184.215.14",
-      token: secretBoxOf(app.config).seal(fields.token ?? `tok-${randomBytes(8).toString("hex")}`),
+      token: secretBoxOf(app.config).seal(
+        fields.token ?? `tok-${randomBytes(8).toString("hex")}`,
+        sealedPlace.crmToken(id),
+      ),
       severity_threshold: fields.severity_threshold ?? "high",
       field_names: JSON.stringify(DEFAULT_FIELD_NAMES[provider]),
       mapping: JSON.stringify(fields.mapping ?? {}),

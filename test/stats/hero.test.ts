@@ -48,17 +48,22 @@ async function dated(member: TestMember, latencies: (number | null)[], detectedH
 }
 
 describe("GET /stats/hero", () => {
-  it("publishes no number below 20 samples, only the sample size, without a token", async () => {
+  it("publishes nothing below 20 samples, not even their number, without a token", async () => {
     await dated(a, [1, 2, 3]);
     const res = await hero().expect(200);
-    expect(res.body).toEqual({
+    const nothing = {
       label: "Median time from a competitor's publication to its detection",
       metric: "median_detection_hours",
       value: null,
       median_hours: null,
-      sample_size: 3,
+      sample_size: 0,
       window_days: 30,
-    });
+    };
+    expect(res.body).toEqual(nothing);
+    // Another workspace's next event changes nothing a reader can see: its timing stays private.
+    await dated(b, [5]);
+    expect((await hero().expect(200)).body).toEqual(nothing);
+    await knex()("events").where({ workspace_id: b.workspaceId }).delete();
   });
 
   it("computes the median over every workspace's dated events of the last 30 days", async () => {

@@ -462,32 +462,69 @@ describe("reply", () => {
     expect(messages.at(-1).provider_message_id).toBe(mail.messages.at(-1)!.message_id);
   });
 
-  it("sends the latest draft when `text` is null, and answers 409 once there is no draft", async () => {
+  it("never sends the draft unreviewed: `text` null or absent, without an approval of the draft, is 422", async () => {
     const { threadId } = await deliver({ subject: "Question", text: "Do you have an API?" });
-    const draft = (await getThread(threadId).expect(200)).body.latest_draft;
-    expect(draft).toEqual(expect.any(String));
+    expect((await getThread(threadId).expect(200)).body.latest_draft).toEqual(expect.any(String));
     mail.requests.length = 0;
+    for (const body of [{ text: null }, {}, { approved_draft: null }]) {
+      const res = await app.http
+        .post(`/support/threads/${threadId}/reply`)
+        .set("Authorization", admin.bearer)
+        .send(body)
+        .expect(422);
+      expect(res.body.detail).toEqual([
+        {
+          loc: ["body", "text"],
+          msg: "Field required: the reply's text, or approved_draft (the latest draft as read) to send that draft",
+          type: "missing",
+        },
+      ]);
+    }
+    expect(mail.requestsTo("POST", /\/reply$/)).toEqual([]);
+    expect((await getThread(threadId).expect(200)).body.message_count).toBe(1);
+  });
+
+  it("sends the draft an admin approved as read, only while it is still the latest one; 409 otherwise", async () => {
+    const { threadId } = await deliver({ subject: "Question", text: "Do you have an API?" });
+    const draft = (await getThread(threadId).expect(200)).body.latest_draft as string;
+    mail.requests.length = 0;
+    // A draft that has changed since it was read (say, a new inbound message was triaged) is not the one approved.
+    const stale = await app.http
+      .post(`/support/threads/${threadId}/reply`)
+      .set("Authorization", admin.bearer)
+      .send({ approved_draft: `${draft} (an older version)` })
+      .expect(409);
+    expect(stale.body.detail).toMatch(/draft has changed/);
+    expect(mail.requestsTo("POST", /\/reply$/)).toEqual([]);
+
     await app.http
       .post(`/support/threads/${threadId}/reply`)
       .set("Authorization", admin.bearer)
-      .send({ text: null })
+      .send({ text: null, approved_draft: draft })
       .expect(200);
     expect(mail.requestsTo("POST", /\/reply$/)[0]!.body).toEqual({ text: draft });
     const again = await app.http
       .post(`/support/threads/${threadId}/reply`)
       .set("Authorization", admin.bearer)
-      .send({})
+      .send({ approved_draft: draft })
       .expect(409);
     expect(again.body.detail).toMatch(/no drafted reply/);
+    // Both at once is ambiguous.
+    await app.http
+      .post(`/support/threads/${threadId}/reply`)
+      .set("Authorization", admin.bearer)
+      .send({ text: "Yes.", approved_draft: draft })
+      .expect(422);
   });
 
   it("answers 502 when the provider refuses the reply, and records nothing", async () => {
     const { threadId } = await deliver({ subject: "Question", text: "Do you have an API?" });
+    const draft = (await getThread(threadId).expect(200)).body.latest_draft as string;
     mail.fail("POST", /\/reply$/, { status: 503, body: { name: "ServiceUnavailable", message: "try later" } });
     const response = await app.http
       .post(`/support/threads/${threadId}/reply`)
       .set("Authorization", admin.bearer)
-      .send({ text: null })
+      .send({ approved_draft: draft })
       .expect(502);
     expect(response.body.detail).toMatch(/HTTP 503: try later/);
     const thread = (await getThread(threadId).expect(200)).body;
@@ -538,7 +575,7 @@ describe("without the mail provider, the signing secret or with an LLM", () => {
     const received = new Webhook(setup.body.webhook.secret as string);
     // The row keeps it sealed, not in plaintext.
     const row = await bySetup.service.services.knex("support_inboxes").first("webhook_secret");
-    expect(row.webhook_secret).toMatch(/^sealed:v1:/);
+    expect(row.webhook_secret).toMatch(/^sealed:v2:/);
     await bySetup.http.post(WEBHOOK).send(early).expect(401);
     await post(signed(early), bySetup).expect(401); // the other deployment's secret
     llm.reply(
