@@ -129,7 +129,7 @@ export function accuracyRows({ prices, structured, pricingPages, mainText, histo
       {
         measurement: `pricing histories, ${set} (${built.length} products, ${t.versions} versions): records read`,
         value: `${t.read}/${t.expected} (${pct(t.read, t.expected)}), ${t.wrong} wrong`,
-        target: "≥ 95 % (issue 24, held-out set)",
+        target: "≥ 95 % (held-out set)",
         met: set === "held-out" ? t.read >= 0.95 * t.expected : null,
       },
       {

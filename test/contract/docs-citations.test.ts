@@ -30,7 +30,14 @@ const DOCS_CITATION = /(?<![\w./-])docs\/([\w./-]+?\.md)(?:#([\w-]+))?/g;
 /** Relative links inside docs/: `[text](file.md#anchor)` or `[text](#anchor)`. */
 const MARKDOWN_LINK = /\]\((?!https?:|mailto:)([\w./-]*?\.md)?(?:#([\w-]+))?\)/g;
 
+/**
+ * Data about other repositories, not this one's text: the pricing-history manifests name the products' own files
+ * (the pricing page of a documentation site) and their commits ("pull request #41").
+ */
+const DATA_ABOUT_OTHER_REPOSITORIES = [path.join("test", "fixtures", "pricing-histories")];
+
 function filesUnder(dir: string): string[] {
+  if (DATA_ABOUT_OTHER_REPOSITORIES.includes(dir)) return [];
   const absolute = path.join(ROOT, dir);
   let entries: string[];
   try {

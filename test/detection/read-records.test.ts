@@ -36,7 +36,7 @@ function events(before: string, after: string): EventDraft[] {
 
 const pricingEvents = (drafts: EventDraft[]) => drafts.filter((event) => event.event_type === "pricing_change");
 
-/** Three Bootstrap cards whose names are not headings (issue 24's example). */
+/** Three Bootstrap cards whose names are not headings. */
 function bootstrapCards(nameTag: string, close = nameTag): string {
   const card = (name: string, price: number) =>
     `<div class="col"><div class="card"><${nameTag}>${name}</${close}><p class="price">$${price} / month</p>` +
