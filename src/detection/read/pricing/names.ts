@@ -54,7 +54,7 @@ function onlyPriceWords(name: string): boolean {
 }
 
 /** A text that can name a priced record. */
-export function plausibleName(name: string): boolean {
+export function plausibleName(name: string, options: { heading?: boolean } = {}): boolean {
   return (
     name.length > 0 &&
     !onlyPriceWords(name) &&
@@ -63,7 +63,8 @@ export function plausibleName(name: string): boolean {
     /\p{L}/u.test(name) &&
     !name.endsWith("?") &&
     !NOT_A_PLAN_RE.test(name) &&
-    !CALL_TO_ACTION_RE.test(name) &&
+    // A heading is no button: a plan named "Select" or "Start" is a name there.
+    (options.heading === true || !CALL_TO_ACTION_RE.test(name)) &&
     !BADGE_TEXT_RE.test(name) &&
     !BILLING_WORDS_RE.test(name) &&
     !PRICE_WORDS_RE.test(name) &&
@@ -163,7 +164,7 @@ export function nameCandidates(
     // A candidate inside a candidate that already named itself (`<h3><span>Pro</span></h3>`): the outer one stands.
     if (out.some((c) => index.contains(c.el, el) && c.name === collapse(nameText(el)))) return;
     const name = nameText(el);
-    if (!plausibleName(name)) {
+    if (!plausibleName(name, { heading: isHeading(el) })) {
       if (BILLING_WORDS_RE.test(name)) optionLabel = Math.max(optionLabel, prominence(el, order, name));
       return;
     }

@@ -149,16 +149,21 @@ function recordSet(
         }));
       }
     }
-    // A set prices things: at least one of its records shows a number (a row of "Contact sales" links and feature
-    // blocks with "Custom" in them are not plans).
-    if (named.length < 2 || !named.some((record) => record.marks.some((mark) => !mark.soft))) continue;
+    // A set prices things: one of its records shows a number, or at least a free plan beside the others (a free tier
+    // and an Enterprise "Contact us" card). A row of "Contact sales" links or of feature blocks with "Custom" in them
+    // is not a set of plans.
+    const numeric = (record: (typeof named)[number]) => record.marks.some((mark) => !mark.soft);
+    const free = (record: (typeof named)[number]) =>
+      record.marks.some((mark) => mark.soft && mark.options[0]!.amount === 0);
+    if (named.length < 2 || !(named.some(numeric) || named.some(free))) continue;
     // Records of one set are of one shape: about the same size. A record without a number ("Contact sales") must be
     // close to the priced ones' size (an Enterprise card beside two plan cards, not a page section beside a grid).
-    const sizes = named.filter((r) => r.marks.some((m) => !m.soft)).map((r) => index.sizeInside(r.el) + 1);
+    const anchors = named.some(numeric) ? named.filter(numeric) : named;
+    const sizes = anchors.map((r) => index.sizeInside(r.el) + 1);
     const median = sizes.sort((a, b) => a - b)[Math.floor(sizes.length / 2)]!;
     const alike = named.filter((record) => {
       const size = index.sizeInside(record.el) + 1;
-      const factor = record.marks.some((m) => !m.soft) ? 4 : 2.5;
+      const factor = numeric(record) ? 4 : 2.5;
       return size <= median * factor && size * factor >= median;
     });
     if (alike.length < 2) continue;
