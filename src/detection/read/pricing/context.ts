@@ -106,9 +106,22 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
           if (text && !/[.!?]$/.test(text)) label = labelOf(text);
         }
       }
+      // "$150 per additional project": what the price is for is written after it.
+      label ??= afterLabel(mark.window);
       return { mark, label, section: sections.get(mark) ?? null };
     })
     .filter((found) => !(found.section && NOT_OFFERED_RE.test(found.section)));
+}
+
+/** "per additional project", "for each extra seat" after a price: "Additional project", "Extra seat". */
+const AFTER_LABEL_RE =
+  /^[^\p{L}]*(?:\p{Sc}|[A-Z]{3})?[\d.,'\s]*(?:\p{Sc}|[A-Z]{3})?\s*(?:\/|per|for\s+each|for\s+every|each)\s+((?:additional|extra)\s+[\p{L}-]+(?:\s+[\p{L}-]+)?)/iu;
+
+function afterLabel(window: string): string | null {
+  const match = AFTER_LABEL_RE.exec(window);
+  if (!match) return null;
+  const label = match[1]!.replace(/\s+(?:per|a|an|each|in|on|of|for|month|year|monthly|yearly)$/i, "");
+  return plausibleName(label) ? label.charAt(0).toUpperCase() + label.slice(1) : null;
 }
 
 function previousElement(el: Element): Element | null {

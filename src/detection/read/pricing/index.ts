@@ -436,10 +436,12 @@ export function extractPricing(
       const id = priceId(found.section, found.label, first);
       if (shown.has(id)) continue;
       shown.add(id);
-      const name = found.label ?? found.section ?? "Price";
-      const context = [found.section, found.label]
-        .filter((part): part is string => !!part && part !== name)
-        .join(" › ");
+      // A labelled price inside a plan's card is that plan's add-on as it sells it: "Additional user (Starter)".
+      const owner = found.label ? records.find((record) => index.contains(record.el, found.mark.el)) : undefined;
+      const name = owner ? `${found.label} (${owner.name})` : (found.label ?? found.section ?? "Price");
+      const context = owner
+        ? ""
+        : [found.section, found.label].filter((part): part is string => !!part && part !== name).join(" › ");
       // Keyed by where it was read, not by its amount, so a changed amount is a changed record; two prices with the
       // same context keep apart by their order under it.
       const key = `context:${planKey(found.section ?? "")}|${planKey(found.label ?? "")}`;
