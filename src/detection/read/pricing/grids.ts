@@ -130,6 +130,29 @@ export function findGridRecords(
     return lo < markPositions.length && markPositions[lo]! <= end;
   };
   const tableRows = new Map<Element, Element[]>();
+  // Each row's cells and each cell's column, computed once per row: a row of a hundred thousand cells is not filtered
+  // again for each of its prices.
+  const rowCells = new Map<Element, { cell: Element; column: number; width: number }[]>();
+  const cellsIn = (row: Element) => {
+    let cells = rowCells.get(row);
+    if (!cells) rowCells.set(row, (cells = cellsOf(row)));
+    return cells;
+  };
+  const cellIndex = new Map<Element, Map<Element, number>>();
+  const indexIn = (row: Element, cell: Element): number => {
+    let positions = cellIndex.get(row);
+    if (!positions) {
+      positions = new Map(cellsIn(row).map((entry, k) => [entry.cell, k]));
+      cellIndex.set(row, positions);
+    }
+    return positions.get(cell) ?? -1;
+  };
+  const rowIndex = new Map<Element[], Map<Element, number>>();
+  const ownTextOf = new Map<Element, boolean>();
+  const ownText = (row: Element): boolean => {
+    if (!ownTextOf.has(row)) ownTextOf.set(row, hasOwnText(row));
+    return ownTextOf.get(row)!;
+  };
   const byName = new Map<string, GridRecord>();
   const headerCache = new Map<Element, Map<number, Element> | null>();
   const header = (row: Element): Map<number, Element> | null => {
@@ -161,11 +184,13 @@ export function findGridRecords(
       const row = cell && parentElement(cell);
       const table = row && ancestor(row, isTable, 4);
       if (!cell || !row || !isRow(row) || !table) continue;
-      const position = cellsOf(row).find((entry) => entry.cell === cell);
+      const position = cellsIn(row)[indexIn(row, cell)];
       if (!position || position.column === 0) continue;
       let rows = tableRows.get(table);
       if (!rows) tableRows.set(table, (rows = rowsOf(index, table)));
-      const at = rows.indexOf(row);
+      let positions = rowIndex.get(rows);
+      if (!positions) rowIndex.set(rows, (positions = new Map(rows.map((r, k) => [r, k]))));
+      const at = positions.get(row) ?? -1;
       for (let r = at - 1; r >= 0 && at - r <= ROW_LIMIT * 4; r--) {
         if (!headerRow(rows[r]!, rows)) continue;
         const names = header(rows[r]!);
@@ -182,19 +207,18 @@ export function findGridRecords(
       for (let level = 0; level < 4; level++) {
         const row = parentElement(child);
         if (!row || /^(?:body|main|html)$/.test(tagName(row))) break;
-        const cells = row.children.filter(isElement);
-        const k = cells.indexOf(child);
+        const width = cellsIn(row).length;
+        const k = indexIn(row, child);
         // A row is made of its cells: text of its own (a sentence with inline elements) makes it prose, not a row.
-        if (cells.length >= 2 && k > 0 && !hasOwnText(row)) {
+        if (width >= 2 && k > 0 && !ownText(row)) {
           let found = false;
           let previous = row.prev;
           for (let steps = 0; previous && steps < ROW_LIMIT; previous = previous.prev) {
             if (!isElement(previous)) continue;
             steps++;
-            const headerCells = previous.children.filter(isElement);
-            if (headerCells.length !== cells.length || hasOwnText(previous)) continue;
+            if (cellsIn(previous).length !== width || ownText(previous)) continue;
             // The header is the first row of the block: a row of the same shape above it makes it a body row.
-            if (sameShapeBefore(previous, cells.length)) continue;
+            if (sameShapeBefore(previous, width, cellsIn)) continue;
             const names = header(previous);
             const nameEl = names?.get(k);
             if (names && nameEl) {
@@ -216,11 +240,11 @@ function hasOwnText(el: Element): boolean {
   return el.children.some((child) => child.type === "text" && (child as { data: string }).data.trim() !== "");
 }
 
-function sameShapeBefore(row: Element, width: number): boolean {
+function sameShapeBefore(row: Element, width: number, cellsIn: (row: Element) => unknown[]): boolean {
   for (let previous = row.prev, steps = 0; previous && steps < ROW_LIMIT; previous = previous.prev) {
     if (!isElement(previous)) continue;
     steps++;
-    if (previous.children.filter(isElement).length === width) return true;
+    if (cellsIn(previous).length === width) return true;
   }
   return false;
 }

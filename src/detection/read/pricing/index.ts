@@ -47,8 +47,6 @@ const ADDON_SECTION_RE =
   /\b(?:add-?ons?|extras|power-?ups?|boosters?|additional\s+(?:products|services|features|options))\b/i;
 /** Containers classed or named for add-ons. */
 const ADDON_CLASS_RE = /add-?ons?|extras/i;
-/** How far back a record's section heading is looked for, in elements (bounded on hostile pages). */
-const SECTION_LOOKBACK = 2000;
 /** A record is never the page itself. */
 const PAGE_TAGS = new Set(["html", "body", "main"]);
 
@@ -81,7 +79,7 @@ const SECTION_LEVELS = 6;
  * the page's body or main), that ranks above the record's own name (an h2 over h3 plan names; any heading over a name
  * that is not one).
  */
-function sectionHeading(index: ElementIndex, record: Element, nameEl: Element): string | null {
+function sectionHeading(headings: Headings, index: ElementIndex, record: Element, nameEl: Element): string | null {
   let section: Element | null = null;
   for (let el = record.parent, level = 0; el && isElement(el) && level < SECTION_LEVELS; el = el.parent, level++) {
     if (PAGE_TAGS.has(tagName(el))) break;
@@ -89,14 +87,40 @@ function sectionHeading(index: ElementIndex, record: Element, nameEl: Element): 
   }
   if (section === null) return null;
   const nameLevel = isHeading(nameEl) ? headingLevel(nameEl) : 7;
-  const start = index.at(record);
-  for (let i = start - 1, seen = 0; i >= 0 && seen < SECTION_LOOKBACK; i--, seen++) {
-    const el = index.elements[i]!;
-    if (!index.contains(section, el)) break;
-    if (!isHeading(el) || headingLevel(el) >= nameLevel || index.contains(el, record)) continue;
-    return shortText(index, el, 120);
+  const heading = headings.before(index.at(record), nameLevel, index.at(section));
+  return heading && !index.contains(heading, record) ? shortText(index, heading, 120) : null;
+}
+
+/**
+ * The page's headings by level, for "the nearest heading before this element that ranks above level L, inside this
+ * section" in logarithmic time: a page of ten thousand cards asks it ten thousand times.
+ */
+class Headings {
+  /** Positions of the headings of each level (index 1–6), ascending. */
+  private readonly byLevel: number[][] = [[], [], [], [], [], [], []];
+
+  constructor(private readonly index: ElementIndex) {
+    index.elements.forEach((el, i) => {
+      if (isHeading(el)) this.byLevel[headingLevel(el)]!.push(i);
+    });
   }
-  return null;
+
+  /** The nearest heading before `position`, of a level above `below`, at or after `from`; null when none. */
+  before(position: number, below: number, from: number): Element | null {
+    let best = -1;
+    for (let level = 1; level < below && level <= 6; level++) {
+      const list = this.byLevel[level]!;
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid]! < position) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo > 0 && list[lo - 1]! > best) best = list[lo - 1]!;
+    }
+    return best >= from ? this.index.elements[best]! : null;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -365,13 +389,14 @@ export function extractPricing(
   const inExcluded = index.insideAny(excluded);
   const marks = safely(() => findMarks(index), []).filter((mark) => !inExcluded(mark.el));
   const claimed = new Set<PriceMark>();
+  const headings = new Headings(index);
   const fromGrids = (mode: "tables" | "rows") =>
     safely(() => {
       for (const grid of findGridRecords(index, marks, claimed, mode)) {
         const priced = pricesOf(index, null, grid.marks, grid.rowLabels);
         if (!priced) continue;
         grid.marks.forEach((mark) => claimed.add(mark));
-        const section = sectionHeading(index, grid.table, grid.nameEl);
+        const section = sectionHeading(headings, index, grid.table, grid.nameEl);
         const kind = kindOf(index, grid.name, grid.marks[0], grid.table, section);
         readings.add(planFrom(grid.name, priced, "table", [], kind), section, index.at(grid.marks[0]!.el));
       }
@@ -392,7 +417,7 @@ export function extractPricing(
       // The prices it did not take (a sentence in its feature list) stay for the context reader: never silent.
       own.forEach((mark) => claimed.add(mark));
       record.marks.filter((mark) => mark.soft).forEach((mark) => claimed.add(mark));
-      const section = sectionHeading(index, record.el, record.nameEl);
+      const section = sectionHeading(headings, index, record.el, record.nameEl);
       const kind = kindOf(
         index,
         record.name,

@@ -355,6 +355,16 @@ const PRICE_COMPANION_RE =
 
 /** The price is (nearly) all the text says: what is left without amounts, currency and period words is short. */
 function standalonePrice(text: string): boolean {
+  let known = standalone.get(text);
+  if (known === undefined) {
+    if (standalone.size >= 20_000) standalone.clear();
+    standalone.set(text, (known = readStandalone(text)));
+  }
+  return known;
+}
+const standalone = new Map<string, boolean>();
+
+function readStandalone(text: string): boolean {
   const rest = text
     .replace(/[\d.,'’\s]+/g, " ")
     .replace(/\p{Sc}/gu, " ")

@@ -427,7 +427,7 @@ const CONTACT_RE =
  * / "Custom" → amount null. `bareNumber` also accepts a number without currency when it is nearly all the text says
  * (an element classed as a price: `<span class="amount">49</span>`).
  */
-export function parsePrice(text: string, options: { bareNumber?: boolean } = {}): ParsedPrice | null {
+function readPrice(text: string, options: { bareNumber?: boolean } = {}): ParsedPrice | null {
   const source = collapse(text);
   if (!source) return null;
   // Most of a page has no digit: skip the number reading for it.
@@ -450,7 +450,7 @@ export function parsePrice(text: string, options: { bareNumber?: boolean } = {})
  * yearly", each with the period written after it. Read as parsePrice reads a text: a conversion in brackets and a
  * former price ("Was $59, now $49") are not prices of their own, a range gives none.
  */
-export function statedPrices(text: string): StatedPrice[] {
+function readStatedPrices(text: string): StatedPrice[] {
   const source = collapse(text);
   if (!/\d/.test(source)) return [];
   const amounts = amountsIn(source);
@@ -548,7 +548,7 @@ const USAGE_UNIT_RE =
   /^\s*(?:\/|per|an?|each|for\s+every)\s*(?:\d[\d,.]*\s*(?:[kKmMbB]|thousand|million)?\s*)?(gb|gib|tb|mb|gb-months?|hours?|hrs?|minutes?|mins?|seconds?|requests?|req|calls?|api\s+calls?|events?|messages?|emails?|sms|texts?|credits?|tokens?|runs?|builds?|executions?|invocations?|quer(?:y|ies)|records?|rows?|contacts?|tasks?|transactions?|documents?|gpus?|vcpus?|cpus?|sessions?|pageviews?|impressions?|verifications?|lookups?)\b/i;
 
 /** The unit of use the stated price of `text` is per ("request", "gb"), or null for a plan's price. */
-export function usageUnit(text: string): string | null {
+function readUsageUnit(text: string): string | null {
   const source = collapse(text);
   if (!/\d/.test(source)) return null;
   const stated = statedPrice(source, amountsIn(source));
@@ -558,7 +558,54 @@ export function usageUnit(text: string): string | null {
 }
 
 /** Where the first currency amount starts in `text`, or null. */
-export function firstPriceIndex(text: string): number | null {
+function readFirstPriceIndex(text: string): number | null {
   if (!/\d/.test(text)) return null;
   return amountsIn(text).find((a) => a.hasCurrency)?.start ?? null;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Memoised entry points
+
+/**
+ * A page repeats its price texts ("$49/mo" on every card, a column of "Unlimited"), and the readers ask about the same
+ * text from several places: each question is answered once per text. The results are pure functions of the text, so
+ * the cache changes no answer; it is cleared when it grows past CACHE_LIMIT entries, which bounds its memory.
+ */
+const CACHE_LIMIT = 20_000;
+
+function memo<R>(read: (text: string) => R): (text: string) => R {
+  const cache = new Map<string, R>();
+  return (text) => {
+    const known = cache.get(text);
+    if (known !== undefined || cache.has(text)) return known as R;
+    const result = read(text);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    // Callers may not change what they get: statedPrices' arrays and objects are shared.
+    cache.set(text, result);
+    return result;
+  };
+}
+
+const priceOf = memo((text) => readPrice(text));
+const bareOf = memo((text) => readPrice(text, { bareNumber: true }));
+
+/**
+ * The price `text` states, or null when it states none or states it ambiguously. "Free" → amount 0; "Contact sales"
+ * / "Custom" → amount null. `bareNumber` also accepts a number without currency when it is nearly all the text says
+ * (an element classed as a price: `<span class="amount">49</span>`).
+ */
+export function parsePrice(text: string, options: { bareNumber?: boolean } = {}): ParsedPrice | null {
+  return options.bareNumber ? bareOf(text) : priceOf(text);
+}
+
+/**
+ * Every price a text states, in order: one for most texts, two for "$10/year or $1/month" or "$29 monthly, $290
+ * yearly", each with the period written after it (see readStatedPrices). The array is shared: do not change it.
+ */
+export const statedPrices: (text: string) => readonly StatedPrice[] = memo(readStatedPrices);
+
+/** The unit of use the stated price of `text` is per ("request", "gb"), or null for a plan's price. */
+export const usageUnit: (text: string) => string | null = memo(readUsageUnit);
+
+/** Where the first currency amount starts in `text`, or null. */
+export const firstPriceIndex: (text: string) => number | null = memo(readFirstPriceIndex);

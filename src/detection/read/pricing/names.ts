@@ -55,6 +55,19 @@ function onlyPriceWords(name: string): boolean {
 
 /** A text that can name a priced record. */
 export function plausibleName(name: string, options: { heading?: boolean } = {}): boolean {
+  const key = options.heading === true ? `h\u0000${name}` : name;
+  let known = plausible.get(key);
+  if (known === undefined) {
+    if (plausible.size >= 20_000) plausible.clear();
+    plausible.set(key, (known = readPlausibleName(name, options)));
+  }
+  return known;
+}
+
+/** Answers of plausibleName, once per text (a page repeats its names; the answer is a function of the text). */
+const plausible = new Map<string, boolean>();
+
+function readPlausibleName(name: string, options: { heading?: boolean }): boolean {
   return (
     name.length > 0 &&
     !onlyPriceWords(name) &&
