@@ -177,6 +177,31 @@ describe("records from the page's own repetition", () => {
       { name: "Enterprise", amount: 5, currency: "USD", period: "month", options: [[5, "month", "year"]] },
     ]);
   });
+
+  it("reads a lone card of the set's own template standing in a section of its own", () => {
+    const card = (name: string, price: number) =>
+      `<ul class="pricing-table"><li class="title">${name}</li><li class="price">$${price}<span>/month</span></li><li>Support</li></ul>`;
+    const { pricing } = read(
+      `<div class="hosted"><h2>Hosted</h2><div class="row"><div class="col-4">${card("Basic", 29)}</div>` +
+        `<div class="col-4">${card("Pro", 59)}</div></div></div>` +
+        `<div class="onprem"><h2>On-premise</h2><div class="col-12">${card("Enterprise 10", 300)}</div></div>`,
+    );
+    expect(pricing.map(({ name, origin, amount }) => ({ name, origin, amount }))).toEqual([
+      { name: "Basic", origin: "card", amount: 29 },
+      { name: "Pro", origin: "card", amount: 59 },
+      { name: "Enterprise 10", origin: "card", amount: 300 },
+    ]);
+  });
+
+  it("names a table row by its first cell whatever wraps the text, without footnote marks or status notes", () => {
+    const row = (name: string, price: string) => `<tr><td>${name}</td><td>8 vCPU</td><td>${price}</td></tr>`;
+    const { pricing } = read(
+      `<table><tr><th>Hardware</th><th>CPU</th><th>Hourly price</th></tr>${row("T4 small", "$0.40")}` +
+        `${row("A10G large", "$1.50")}${row("<em>H100 - deprecated December 2025</em>", "$4.50")}` +
+        `${row("L40S<sup>1</sup>", "$1.80")}${row("A100 (Beta)", "$2.50")}${row("L4**", "$0.80")}</table>`,
+    );
+    expect(pricing.map((plan) => plan.name)).toEqual(["T4 small", "A10G large", "H100", "L40S", "A100", "L4"]);
+  });
 });
 
 describe("a price change is never silent", () => {
@@ -200,6 +225,12 @@ describe("a price change is never silent", () => {
       is_inferred: true,
     });
     expect(event!.confidence_reasoning).toMatch(/could not be tied to a named plan/);
+  });
+
+  it("reports a usage price that appears in a sentence below the plans", () => {
+    const cards = `<div class="plans"><div><h3>Starter</h3><ul><li>€5/month</li><li>Custom domain</li></ul></div><div><h3>Business</h3><ul><li>€15/month</li><li>Custom domain</li></ul></div></div>`;
+    const usage = `${cards}<div>Additional pageviews can be added for €0.20 per 10k pageviews, charged based on actual usage.</div>`;
+    expect(pricingEvents(events(cards, usage))).toHaveLength(1);
   });
 });
 
@@ -236,6 +267,15 @@ describe("a redesign is not a price change", () => {
     const [event, ...rest] = pricingEvents(events(cards, more));
     expect(rest).toEqual([]);
     expect(event).toMatchObject({ severity: "low", title: "Acme added a price option to Pro: $290/year" });
+  });
+
+  it("raises no event when an add-on's line is relabelled at the same price", () => {
+    const labels = (user: string) => `<div class="labels"><ul><li>Projects</li><li>${user}</li></ul></div>`;
+    const plan = (name: string, price: number) =>
+      `<div class="product"><h2>${name}</h2><h3>$${price} per month</h3><ul><li>Unlimited</li><li><span class="price">$12</span> per month</li></ul></div>`;
+    const page = (user: string) =>
+      `<div class="table">${labels(user)}${plan("Team", 74)}${plan("Business", 225)}</div>`;
+    expect(pricingEvents(events(page("Licensees"), page("Licensees/Customers")))).toEqual([]);
   });
 
   it("still reports a real price change through a redesign", () => {

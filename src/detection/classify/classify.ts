@@ -1132,12 +1132,11 @@ export function classify(diff: SnapshotDiff, context: ClassifyContext): EventDra
     .sort((a, b) => compare(a.key, b.key))
     .map((change) => pricingEvent(change, context))
     .filter((e): e is EventDraft => e !== null);
-  // A price read anew under another context, or given a name, is no event; only named plans renamed are.
+  // A price read anew under another context, or given a name, is no event; only named plans renamed are (an add-on's
+  // line relabelled, "Licensees" to "Licensees/Customers", is wording).
+  const planRenamed = (plan: PricingPlan) => plan.origin !== "context" && (plan.kind ?? "plan") === "plan";
   const renames = renameEvent(
-    changes.filter(
-      (change) =>
-        change.kind === "renamed" && change.after!.origin !== "context" && change.before!.origin !== "context",
-    ),
+    changes.filter((change) => change.kind === "renamed" && planRenamed(change.before!) && planRenamed(change.after!)),
     context,
   );
   return [

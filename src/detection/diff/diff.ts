@@ -231,10 +231,12 @@ function settleContextChanges(
 
 /**
  * A context price that reads as an offer of its own: labelled on its own line by a few words that name something
- * ("Additional concurrent job: $50/month", "Extra licensees"), not a sentence ("We will trigger an authorization of
+ * ("Additional concurrent job: $50/month", "Extra licensees"), or priced per unit of use ("additional pageviews can be
+ * added for €0.20 per 10k pageviews"); not a sentence that mentions an amount ("We will trigger an authorization of
  * $1") nor a price known only by its section. Its coming and going is a price change even beside named plans.
  */
 function offerLine(record: PricingPlan): boolean {
+  if (record.kind === "usage") return true;
   const label = record.key.replace(/^context:[^|]*\|/, "").replace(/ \(\d+\)$/, "");
   const words = label.split(/\s+/).filter(Boolean);
   return (

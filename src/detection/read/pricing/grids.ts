@@ -92,8 +92,8 @@ function headerRow(row: Element, rows: Element[]): boolean {
 function rowLabel(row: Element, cell: Element): string {
   const first = row.children.find(isElement);
   if (!first || first === cell) return "";
-  const text = collapse(textContent(first));
-  return text.length <= 80 ? text : "";
+  if (collapse(textContent(first)).length > 80) return "";
+  return nameText(first);
 }
 
 /**

@@ -70,6 +70,9 @@ function kindOf(
   return section !== null && ADDON_SECTION_RE.test(section) ? "addon" : "plan";
 }
 
+/** A price a plan sells beside its own: an add-on, or a meter when priced per unit of use. */
+const addonOf = (kind: PriceKind): PriceKind => (kind === "usage" ? "usage" : "addon");
+
 const headingLevel = (el: Element): number => Number(tagName(el).slice(1));
 /** How many levels above a record its section may start: a heading further out belongs to another part of the page. */
 const SECTION_LEVELS = 6;
@@ -441,7 +444,8 @@ export function extractPricing(
       const priced = pricesOf(index, null, grid.marks, grid.rowLabels);
       if (!priced) continue;
       grid.marks.forEach((mark) => claimed.add(mark));
-      const kind = kindOf(index, grid.name, grid.marks[0], grid.nameEl, null);
+      // What a plan sells on a labelled line beside its own price is bought on top of it.
+      const kind = addonOf(kindOf(index, grid.name, grid.marks[0], grid.nameEl, null));
       readings.add(planFrom(grid.name, priced, "table", [], kind), null, index.at(grid.marks[0]!.el));
     }
   }, undefined);
@@ -474,7 +478,8 @@ export function extractPricing(
       seen.set(key, n);
       const priced = pricesOf(index, null, [found.mark]);
       if (!priced) continue;
-      const kind = kindOf(index, name, found.mark, found.mark.el, found.section);
+      const read = kindOf(index, name, found.mark, found.mark.el, found.section);
+      const kind = owner ? addonOf(read) : read;
       const plan = planFrom(n === 1 ? name : `${name} (${n})`, priced, "context", [], kind, context || undefined);
       plan.key = n === 1 ? key : `${key} (${n})`;
       if (!plans.has(plan.key)) {

@@ -85,7 +85,11 @@ function readPlausibleName(name: string, options: { heading?: boolean }): boolea
   );
 }
 
-/** A name as shown, without badges ("Pro Most popular" → "Pro"), permalink anchors ("Pro ¶") and a trailing colon. */
+/**
+ * A name as shown, without badges ("Pro Most popular" → "Pro"), permalink anchors ("Pro ¶"), footnote marks ("Pro**",
+ * "Team<sup>1</sup>": the note belongs to the page, and a mark added later renames nothing), status notes ("Cloud
+ * (Beta)") and a trailing colon.
+ */
 export function nameText(el: Element): string {
   const parts: string[] = [];
   const stack: AnyNode[] = [el];
@@ -95,7 +99,8 @@ export function nameText(el: Element): string {
     else if (
       isElement(node) &&
       (node === el ||
-        (!BADGE_CLASS_RE.test(node.attribs.class ?? "") &&
+        (tagName(node) !== "sup" &&
+          !BADGE_CLASS_RE.test(node.attribs.class ?? "") &&
           !PERMALINK_CLASS_RE.test(node.attribs.class ?? "") &&
           !PERIOD_CLASS_RE.test(node.attribs.class ?? "")))
     ) {
@@ -111,9 +116,21 @@ export function nameText(el: Element): string {
       // A badge written into the name's own text: "Pro Most popular", "Recommended: Team".
       .replace(BADGE_AROUND_RE, (match, before: string | undefined) => (before === undefined ? "" : before))
       .replace(/\s*[:：–—|-]\s*$/, "")
+      .replace(FOOTNOTE_MARK_RE, "")
+      .replace(STATUS_NOTE_RE, "")
       .trim()
   );
 }
+
+/**
+ * A status note after a name ("Nvidia H100 - deprecated December 2025", "Cloud (Beta)"): the offer is the same one, so
+ * its key stays when the note comes and goes.
+ */
+const STATUS_NOTE_RE =
+  /(?<=\S)\s*(?:[-–—:]\s+|\()(?:deprecated|legacy|beta|alpha|preview|early\s+access|coming\s+soon|discontinued|retired|retiring|sunset(?:ting)?|end[-\s]of[-\s]life|eol|limited\s+time|new)\b[^()]{0,40}\)?$/i;
+
+/** Footnote marks after a name: asterisks, daggers, superscript digits. */
+const FOOTNOTE_MARK_RE = /(?<=\S)\s*[*†‡§¹²³⁴-⁹⁰]+$/u;
 
 const NAME_CLASS_RE = /(?:^|[-_])(?:name|title|heading|header|headline|plan|tier|label|h[1-6])(?:$|[-_])|^h[1-6]$/i;
 const BOLD_CLASS_RE =
@@ -170,6 +187,7 @@ export function nameCandidates(
   let optionLabel = -Infinity;
   const recordAt = index.at(record);
   const inside = index.inside(record);
+  const row = tagName(record) === "tr" || record.attribs.role === "row";
   const consider = (el: Element, order: number): void => {
     if (holdsPrice(el) || index.visibleChars(el) === 0 || index.visibleChars(el) > 60) return;
     const named = isHeading(el) || classTokens(el).some((token) => NAME_CLASS_RE.test(token));
@@ -182,9 +200,17 @@ export function nameCandidates(
       return;
     }
     let depth = 0;
-    for (let p: AnyNode | null = el.parent; p && p !== record; p = p.parent) depth++;
+    let branch: AnyNode = el;
+    for (let p: AnyNode | null = el.parent; p && p !== record; p = p.parent) {
+      depth++;
+      branch = p;
+    }
     const nameClass = classTokens(el).find((token) => NAME_CLASS_RE.test(token)) ?? "";
-    out.push({ el, name, score: prominence(el, order, name), slot: `${tagName(el)}|${depth}|${nameClass}` });
+    // In a table row the slot is the column, whatever the cell wraps its text in (`<td><em>H100</em></td>`).
+    const slot = row
+      ? `cell ${record.children.filter(isElement).indexOf(branch as Element)}|${nameClass}`
+      : `${tagName(el)}|${depth}|${nameClass}`;
+    out.push({ el, name, score: prominence(el, order, name), slot });
   };
   let order = 0;
   for (let k = 0; k < inside.length && k < MAX_SCANNED; k++) {

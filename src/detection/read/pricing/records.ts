@@ -84,7 +84,77 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
     }
     holdsRecord[i] = 1;
   }
+  records.push(...twins(index, records, open, holdsRecord));
   return records.sort((a, b) => index.at(a.el) - index.at(b.el));
+}
+
+/** An element's tag and classes: what a template repeats for every record it renders. */
+function shapeOf(el: Element): string {
+  const classes = (el.attribs.class ?? "").split(/\s+/).filter(Boolean).sort();
+  return `${tagName(el)}.${classes.join(".")}`;
+}
+
+/** How far above a price its record's name and price meet (a card's title and price share a parent or two). */
+const MAX_TWIN_DEPTH = 4;
+
+/**
+ * A record set's lone twin: a block of the set's own shape that stands apart from it (an on-premise plan in a section
+ * of its own beside the hosted plans' grid, rendered by the same template). Its price element has the tag and classes
+ * of the set's price elements, and above it, under an element of the tag that holds a record's name and price
+ * together, an element of the set's name shape comes first. Only shapes with a class: bare `<h3>` and `<p>` pairs are
+ * everywhere on a page.
+ */
+function twins(index: ElementIndex, records: FoundRecord[], open: OpenMarks, holdsRecord: Uint8Array): FoundRecord[] {
+  const shapes = new Map<string, { name: string; meet: string; sizes: number[] }>();
+  const votes = new Map<string, number>();
+  for (const record of records) {
+    const first = record.marks.find((mark) => !mark.soft);
+    if (!first || record.nameEl === first.el || index.contains(record.nameEl, first.el)) continue;
+    let meet: Element | null = record.nameEl.parent as Element | null;
+    while (meet && !index.contains(meet, first.el)) meet = meet.parent as Element | null;
+    if (!meet || !index.contains(record.el, meet)) continue;
+    const name = shapeOf(record.nameEl);
+    const price = shapeOf(first.el);
+    if (name.endsWith(".") && price.endsWith(".")) continue;
+    const id = `${price}|${name}|${tagName(meet)}`;
+    votes.set(id, (votes.get(id) ?? 0) + 1);
+    const shape = shapes.get(id) ?? { name, meet: tagName(meet), sizes: [] };
+    shape.sizes.push(index.sizeInside(record.el) + 1);
+    shapes.set(id, shape);
+  }
+  const byPrice = new Map<string, { name: string; meet: string; median: number }[]>();
+  for (const [id, shape] of shapes) {
+    if ((votes.get(id) ?? 0) < 2) continue;
+    const price = id.slice(0, id.indexOf("|"));
+    const sizes = shape.sizes.sort((a, b) => a - b);
+    const list = byPrice.get(price) ?? [];
+    list.push({ name: shape.name, meet: shape.meet, median: sizes[Math.floor(sizes.length / 2)]! });
+    byPrice.set(price, list);
+  }
+  if (byPrice.size === 0) return [];
+  const found: FoundRecord[] = [];
+  for (const mark of open.all()) {
+    if (mark.soft || open.isTaken(mark)) continue;
+    const candidates = byPrice.get(shapeOf(mark.el));
+    if (!candidates) continue;
+    let el: Element | null = mark.el.parent as Element | null;
+    for (let depth = 0; el && el.type === "tag" && depth < MAX_TWIN_DEPTH; depth++, el = el.parent as Element | null) {
+      if (holdsRecord[index.at(el)]) break;
+      const shape = candidates.find((candidate) => candidate.meet === tagName(el!));
+      if (!shape) continue;
+      const at = index.at(mark.el);
+      const nameEl = index.inside(el).find((inner) => index.at(inner) < at && shapeOf(inner) === shape.name);
+      if (!nameEl) continue;
+      const name = nameText(nameEl);
+      const size = index.sizeInside(el) + 1;
+      if (!plausibleName(name) || size > shape.median * 4 || size * 4 < shape.median) break;
+      const marks = open.inside(el);
+      open.take(marks);
+      found.push({ el, nameEl, name, marks, setSize: 1 });
+      break;
+    }
+  }
+  return found;
 }
 
 /**
@@ -223,6 +293,15 @@ class OpenMarks {
       if (!this.taken.has(this.marks[k]!)) out.push(this.marks[k]!);
     }
     return out;
+  }
+
+  /** Every mark, in page order. */
+  all(): readonly PriceMark[] {
+    return this.marks;
+  }
+
+  isTaken(mark: PriceMark): boolean {
+    return this.taken.has(mark);
   }
 
   take(marks: PriceMark[]): void {
