@@ -118,8 +118,14 @@ export function scoreVersion(expected: ExpectedRecord[], pricing: PricingPlan[])
       );
     }
   }
+  // A record read under another name (a context price named by its section) counts by its price; a record that bears
+  // another expected record's name (a second copy of "CPU") does not stand in for this one.
+  const expectedNames = new Set(expected.flatMap((record) => [normal(record.name), words(record.name)]));
+  const otherName = (plan: PricingPlan) =>
+    !expectedNames.has(normal(plan.name)) && !expectedNames.has(words(plan.name));
   for (const record of unpaired) {
-    const found = record.prices.length > 0 ? [...left].find((plan) => reads(record, plan)) : undefined;
+    const found =
+      record.prices.length > 0 ? [...left].find((plan) => otherName(plan) && reads(record, plan)) : undefined;
     if (found) {
       left.delete(found);
       score.read++;

@@ -25,6 +25,8 @@ const prices = (plans: PricingPlan[]) =>
     ...(plan.prices ? { options: plan.prices.map((o) => [o.amount, o.period, o.billing ?? null]) } : {}),
   }));
 
+const priceOptionsOf = (plan: PricingPlan) => (plan.prices ?? [plan]).map((option) => option.amount);
+
 /** The events a customer gets when a pricing page goes from `before` to `after`. */
 function events(before: string, after: string): EventDraft[] {
   return classify(diffExtractions(read(before), read(after)), {
@@ -191,6 +193,18 @@ describe("records from the page's own repetition", () => {
       { name: "Pro", origin: "card", amount: 59 },
       { name: "Enterprise 10", origin: "card", amount: 300 },
     ]);
+  });
+
+  it("never reads a list of labelled prices as one plan with every price of the list", () => {
+    const { pricing } = read(
+      `<h2>Plan pricing</h2><ul><li><strong>Hobby</strong>: $5 / mo, including $5 of usage</li>` +
+        `<li><strong>Pro</strong>: $20 / seat / mo</li></ul>` +
+        `<h2>Usage pricing</h2><ul><li><strong>RAM</strong>: $10 / GB / mo</li><li><strong>CPU</strong>: $20 / vCPU / mo</li></ul>`,
+    );
+    const byName = new Map(pricing.map((plan) => [plan.name, priceOptionsOf(plan)]));
+    expect(byName.get("Hobby")).toEqual([5]);
+    expect(byName.get("Pro")).toEqual([20]);
+    expect(byName.get("RAM")).toEqual([10]);
   });
 
   it("names a table row by its first cell whatever wraps the text, without footnote marks or status notes", () => {

@@ -187,6 +187,9 @@ function recordSet(
       const own = open.inside(el);
       const first = own.find((mark) => !mark.soft) ?? own[0];
       if (!first) continue;
+      // A list of labelled prices ("Hobby: $5 / mo", "Pro: $20 / seat / mo", each on its own line) is not one record
+      // named by its first label: each line names its own price.
+      if (labelledList(own)) continue;
       // A subtree holding records of its own is a record only when its own price stands before them (a card's price
       // above its priced feature list), not after them (a section's footnote below its cards).
       if (holdsRecord[index.at(el)] && !ownPriceFirst(index, el, first, holdsRecord)) continue;
@@ -318,6 +321,15 @@ function priceLead(text: string): string | null {
     .replace(/[\s:：–—|-]+$/, "")
     .trim();
   return plausibleName(lead) ? lead : null;
+}
+
+/** Marks whose first one is labelled on its line, followed by prices under other labels: lines of a list. */
+function labelledList(marks: PriceMark[]): boolean {
+  const numeric = marks.filter((mark) => !mark.soft);
+  const lead = (mark: PriceMark) => mark.lead ?? priceLead(mark.text);
+  const first = numeric[0] && lead(numeric[0]);
+  if (!first || !plausibleName(first)) return false;
+  return numeric.some((mark) => mark.el !== numeric[0]!.el && lead(mark) !== null && lead(mark) !== first);
 }
 
 /** The first free mark of `el` comes before the first record inside it. */
