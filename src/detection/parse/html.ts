@@ -365,10 +365,63 @@ export function blockText(el: AnyNode): string {
   return blockLines(el).join(" ");
 }
 
+/**
+ * Every element of a document in document order, from one walk, kept until the tree changes. Each `$(selector)` walks
+ * the whole page: a page of megabytes paid for each of a dozen queries (the readers of the head, of challenge markup,
+ * of boilerplate). Tag and attribute questions filter this list instead. The functions here that remove nodes forget
+ * it (`forgetElements`); nothing else changes a parsed tree.
+ */
+const elementLists = new WeakMap<AnyNode, { all: Element[]; byTag: Map<string, Element[]> }>();
+
+function listsOf($: CheerioAPI): { all: Element[]; byTag: Map<string, Element[]> } {
+  const root = $.root().get(0)!;
+  let lists = elementLists.get(root);
+  if (!lists) {
+    lists = { all: [], byTag: new Map() };
+    const stack: AnyNode[] = [root];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (node !== root && isElement(node)) {
+        lists.all.push(node);
+        const named = lists.byTag.get(node.name);
+        if (named) named.push(node);
+        else lists.byTag.set(node.name, [node]);
+      }
+      if ("children" in node && Array.isArray(node.children))
+        for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
+    }
+    elementLists.set(root, lists);
+  }
+  return lists;
+}
+
+export function allElements($: CheerioAPI): readonly Element[] {
+  return listsOf($).all;
+}
+
+/** The elements of one tag name, in document order (`$("script")` without a walk of its own). */
+export function elementsNamed($: CheerioAPI, tag: string): readonly Element[] {
+  return listsOf($).byTag.get(tag) ?? [];
+}
+
+function forgetElements($: CheerioAPI): void {
+  elementLists.delete($.root().get(0)!);
+}
+
+function removeFromPage($: CheerioAPI, nodes: Iterable<AnyNode>): void {
+  removeNodes(nodes);
+  forgetElements($);
+}
+
 /** Script, style and other non-text content; removed first, before the text-level checks. */
 export function stripNonContent($: CheerioAPI): void {
-  removeNodes($("script, style, noscript, template, svg, iframe, object, embed, canvas").toArray());
+  removeFromPage(
+    $,
+    NON_CONTENT_TAGS.flatMap((tag) => elementsNamed($, tag)),
+  );
 }
+
+const NON_CONTENT_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "embed", "canvas"];
 
 /** A money amount in text: "$49", "49 €", "USD 49", "£4.99". */
 const MONEY_RE = /[$€£¥₹]\s?\d|\d\s?(?:€|£|zł|Kč|kr)|\b(?:USD|EUR|GBP|CHF)\s?\d|\d\s?(?:USD|EUR|GBP|CHF)\b/;
@@ -388,15 +441,18 @@ const PRIVACY_TEXT_RE = /cookie|consent|privacy|gdpr|tracking/i;
 export function stripBoilerplate($: CheerioAPI): void {
   // A footer belongs to its nearest sectioning element: the page's own footer is boilerplate, a section's or an
   // article's footer (a plan card's "Contact us" button row) is content.
-  const pageFooters = $("footer")
-    .toArray()
-    .filter((el) => $(el).parents("article, section, aside, nav").length === 0);
-  removeNodes([
-    ...$("nav, aside, dialog, [role=navigation], [role=contentinfo], [role=complementary]").toArray(),
+  const pageFooters = elementsNamed($, "footer").filter(
+    (el) => $(el).parents("article, section, aside, nav").length === 0,
+  );
+  removeFromPage($, [
+    ...allElements($).filter((el) => BOILERPLATE_TAGS.has(el.name) || BOILERPLATE_ROLES.has(el.attribs.role ?? "")),
     ...pageFooters,
   ]);
   const index = new ElementIndex($.root().get(0)!);
-  const holdsMain = index.holdsAny($("main, [role=main], h1").toArray());
+  const { elements } = index;
+  const holdsMain = index.holdsAny(
+    elements.filter((el) => el.name === "main" || el.name === "h1" || el.attribs.role === "main"),
+  );
   // Removing an element never changes whether another holds main content: only elements holding none are removed.
   const holdsPage = (el: Element): boolean => ["html", "body", "main"].includes(tagName(el)) || holdsMain(el);
   const removed: Element[] = [];
@@ -404,28 +460,42 @@ export function stripBoilerplate($: CheerioAPI): void {
   // block that states prices is the other pane of a monthly/annual switch: in the markup, so read
   // (docs/real-pages.md#a-period-switch-is-not-a-price-change).
   const statesPrice = index.textMatches(MONEY_RE);
-  removeEach(index, removed, $("[aria-hidden=true], [hidden]").toArray(), (el) => !holdsPage(el) && !statesPrice(el));
-  const privacyText = index.textMatches(PRIVACY_TEXT_RE);
-  removeEach(index, removed, $("[id], [class]").toArray(), (el) => {
-    const names = classAndId(el);
-    const consent = CONSENT_RE.test(names) || (/banner/i.test(names) && privacyText(el));
-    return consent && !holdsPage(el);
-  });
   removeEach(
     index,
     removed,
-    $("a").toArray(),
+    elements.filter((el) => el.attribs["aria-hidden"] === "true" || el.attribs.hidden !== undefined),
+    (el) => !holdsPage(el) && !statesPrice(el),
+  );
+  const privacyText = index.textMatches(PRIVACY_TEXT_RE);
+  removeEach(
+    index,
+    removed,
+    elements.filter((el) => el.attribs.id !== undefined || el.attribs.class !== undefined),
+    (el) => {
+      const names = classAndId(el);
+      const consent = CONSENT_RE.test(names) || (/banner/i.test(names) && privacyText(el));
+      return consent && !holdsPage(el);
+    },
+  );
+  removeEach(
+    index,
+    removed,
+    elements.filter((el) => el.name === "a"),
     (el) => /\bskip\b/i.test(el.attribs.class ?? "") || /^\s*skip to\b/i.test(textContent(el)),
   );
-  removeNodes(removed);
-  const forms = $("form").toArray();
+  removeFromPage($, removed);
+  const forms = elementsNamed($, "form");
   if (forms.length === 0) return;
-  const bodyLength = collapse(textContent($("body").get(0) ?? $.root().get(0)!)).length;
+  const bodyLength = collapse(textContent(bodyOf($).get(0)!)).length;
   // A form that states prices is a plan chooser (prices inside its buttons), not a newsletter box.
-  removeNodes(
+  removeFromPage(
+    $,
     forms.filter((el) => collapse(textContent(el)).length <= bodyLength * 0.5 && !MONEY_RE.test(textContent(el))),
   );
 }
+
+const BOILERPLATE_TAGS = new Set(["nav", "aside", "dialog"]);
+const BOILERPLATE_ROLES = new Set(["navigation", "contentinfo", "complementary"]);
 
 /** Adds to `removed` each of `elements` (in document order) that `remove` picks, skipping those already inside one. */
 function removeEach(
@@ -464,12 +534,17 @@ export function mainRoot($: CheerioAPI): Cheerio<AnyNode> {
   let bodyLength: number | null = null;
   const halfTheBody = (length: number): boolean =>
     length >= (bodyLength ??= bodyNode ? collapse(textContent(bodyNode)).length : 0) * 0.5;
-  for (const selector of ["main", "[role=main]", "article"]) {
-    const found = $(selector);
-    if (found.length === 0 || (selector === "article" && found.length !== 1)) continue;
-    const candidate = found.first();
-    const length = collapse(textContent(candidate.get(0)!)).length;
-    if (length > 0 && (length >= 200 || halfTheBody(length))) return candidate;
+  const elements = allElements($);
+  for (const [test, lone] of [
+    [(el: Element) => el.name === "main", false],
+    [(el: Element) => el.attribs.role === "main", false],
+    [(el: Element) => el.name === "article", true],
+  ] as const) {
+    const found = elements.filter(test);
+    if (found.length === 0 || (lone && found.length !== 1)) continue;
+    const candidate = found[0]!;
+    const length = collapse(textContent(candidate)).length;
+    if (length > 0 && (length >= 200 || halfTheBody(length))) return $(candidate);
   }
   return body;
 }

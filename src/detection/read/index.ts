@@ -11,6 +11,7 @@ import { extractFeed, looksLikeFeed } from "./feed.js";
 import {
   bodyOf,
   collapse,
+  elementsNamed,
   loadHtml,
   mainRoot,
   stripBoilerplate,
@@ -89,7 +90,7 @@ function extractHtml(body: string, options: ExtractOptions): Extraction {
 
   safely(() => stripNonContent($), undefined);
   const visibleText = safely(() => collapse(textContent(bodyOf($).get(0)!)), "");
-  const headings = safely(() => collapse($("h1").toArray().map(textContent).join(" ")), "");
+  const headings = safely(() => collapse(elementsNamed($, "h1").map(textContent).join(" ")), "");
   const botChallenge = safely(() => isBotChallenge(markup, visibleText, headings), false);
 
   safely(() => stripBoilerplate($), undefined);

@@ -8,7 +8,7 @@
  * offers.ts's readStructuredData): readers of `nodes` see schema.org data whatever syntax the page used.
  */
 import type { CheerioAPI } from "cheerio";
-import { collapse, textContent } from "../parse/html.js";
+import { collapse, elementsNamed, textContent } from "../parse/html.js";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -141,11 +141,10 @@ export function addDocument(ld: JsonLd, document: unknown, visited?: Set<object>
 
 export function readJsonLd($: CheerioAPI): JsonLd {
   const ld: JsonLd = { nodes: [], byId: new Map() };
-  $("script").each((_, el) => {
+  for (const el of elementsNamed($, "script")) {
     const type = (el.attribs.type ?? "").toLowerCase().split(";")[0]!.trim();
-    if (type !== "application/ld+json") return;
-    addDocument(ld, parseLenient(textContent(el)));
-  });
+    if (type === "application/ld+json") addDocument(ld, parseLenient(textContent(el)));
+  }
   return ld;
 }
 

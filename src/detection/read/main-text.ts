@@ -28,9 +28,11 @@ import type { CheerioAPI } from "cheerio";
 import { parseHTML } from "linkedom";
 import type { Text } from "domhandler";
 import {
+  allElements,
   blockLines,
   collapse,
   elementsIn,
+  elementsNamed,
   isElement,
   loadHtml,
   tagName,
@@ -92,14 +94,14 @@ export function withinBounds(root: AnyNode): boolean {
 
 /** True when the page says it is an article: og:type, JSON-LD or microdata. */
 export function declaresArticle($: CheerioAPI, ld: JsonLd): boolean {
-  const ogType = $('meta[property="og:type"]')
-    .toArray()
-    .some((el) => collapse(el.attribs.content).toLowerCase() === "article");
+  const ogType = elementsNamed($, "meta").some(
+    (el) => el.attribs.property === "og:type" && collapse(el.attribs.content).toLowerCase() === "article",
+  );
   if (ogType) return true;
   if (ld.nodes.some((node) => typesOf(node).some((type) => ARTICLE_TYPE.test(type)))) return true;
-  return $("[itemtype], [itemprop=articleBody]")
-    .toArray()
-    .some((el) => el.attribs.itemprop === "articleBody" || /(?:Article|BlogPosting)\b/.test(el.attribs.itemtype ?? ""));
+  return allElements($).some(
+    (el) => el.attribs.itemprop === "articleBody" || /(?:Article|BlogPosting)\b/.test(el.attribs.itemtype ?? ""),
+  );
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { Narrative } from "../types.js";
-import { collapse, isElement, tagName, textContent, type AnyNode, type Element } from "../parse/html.js";
+import { collapse, elementsNamed, isElement, tagName, textContent, type AnyNode, type Element } from "../parse/html.js";
 import { maskVolatile } from "../parse/mask.js";
 import { ElementIndex } from "../parse/tree.js";
 
@@ -20,13 +20,12 @@ const masked = (text: string | null | undefined): string | null => maskVolatile(
 
 /** Read before boilerplate removal: the head is never boilerplate, but an inline <svg><title> is not the title. */
 export function readHead($: CheerioAPI): HeadFields {
-  const title = $("title")
-    .toArray()
-    .find((el) => $(el).closest("svg").length === 0);
+  const title = elementsNamed($, "title").find((el) => $(el).closest("svg").length === 0);
+  const metas = elementsNamed($, "meta");
   const meta = (attr: "name" | "property", value: string): string | null => {
-    const found = $("meta")
-      .toArray()
-      .find((el) => (el.attribs[attr] ?? "").trim().toLowerCase() === value && collapse(el.attribs.content));
+    const found = metas.find(
+      (el) => (el.attribs[attr] ?? "").trim().toLowerCase() === value && collapse(el.attribs.content),
+    );
     return found ? collapse(found.attribs.content) : null;
   };
   return {

@@ -3,12 +3,14 @@
  * page, so its extraction must not be diffed as if the competitor had emptied their site.
  */
 import type { CheerioAPI } from "cheerio";
-import { collapse, textContent } from "../parse/html.js";
+import { allElements, collapse, elementsNamed, textContent } from "../parse/html.js";
 
 const CHALLENGE_TITLE_RE =
   /^(?:just a moment\.*|attention required! \| cloudflare|please wait\.* \| cloudflare|one more step|ddos-guard|checking your browser.*|verifying you are human.*|security check(?:point)?|human verification)$/i;
 const CHALLENGE_MARKUP =
   "#challenge-form, #challenge-running, #challenge-stage, #cf-challenge-running, .cf-browser-verification, #cf-error-details, #cf-wrapper, .cf-turnstile-wrapper, [id^=cf-chl], script[src*='/cdn-cgi/challenge-platform/'], #px-captcha, script[src*='captcha-delivery.com'], iframe[src*='captcha-delivery.com']";
+/** Every id, class and src the two selectors above match contains one of these. */
+const CHALLENGE_WORDS_RE = /challenge|cf-|captcha|turnstile/i;
 const CHALLENGE_TEXT_RE =
   /checking (?:if the site connection is secure|your browser before accessing)|verify(?:ing)? you are (?:a )?human|enable javascript and cookies to continue|needs to review the security of your connection|press (?:&|and) hold to confirm|please complete the security check/i;
 const CAPTCHA_MARKUP =
@@ -25,16 +27,18 @@ export interface ChallengeMarkup {
 
 /** Read on the raw document, before scripts, iframes and forms are removed. */
 export function readChallengeMarkup($: CheerioAPI): ChallengeMarkup {
-  const titleEl = $("title").first().get(0);
-  let inlineChallengeScript = false;
-  $("script").each((_, el) => {
-    if (!inlineChallengeScript && /_cf_chl_opt|__cf_chl_|cf_chl_prog/.test(textContent(el)))
-      inlineChallengeScript = true;
-  });
+  const titleEl = elementsNamed($, "title")[0];
+  const inlineChallengeScript = elementsNamed($, "script").some((el) =>
+    /_cf_chl_opt|__cf_chl_|cf_chl_prog/.test(textContent(el)),
+  );
+  // The selectors below walk the whole page; most pages carry none of the words they look for in any id, class or src.
+  const suspect = allElements($).some((el) =>
+    CHALLENGE_WORDS_RE.test(`${el.attribs.id ?? ""} ${el.attribs.class ?? ""} ${el.attribs.src ?? ""}`),
+  );
   return {
     title: titleEl ? collapse(textContent(titleEl)) : "",
-    challengeMarkup: $(CHALLENGE_MARKUP).length > 0,
-    captchaMarkup: $(CAPTCHA_MARKUP).length > 0,
+    challengeMarkup: suspect && $(CHALLENGE_MARKUP).length > 0,
+    captchaMarkup: suspect && $(CAPTCHA_MARKUP).length > 0,
     inlineChallengeScript,
   };
 }

@@ -13,7 +13,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { BillingPeriod, PricingPlan } from "../../types.js";
-import { collapse, textContent } from "../../parse/html.js";
+import { collapse, elementsNamed, textContent } from "../../parse/html.js";
 import {
   addDocument,
   asArray,
@@ -65,11 +65,11 @@ const META_NAME_RE = /^(?:og|product):(?:price|sale_price):(?:amount|currency)$|
 /** The product price tags (`<meta property="product:price:amount">` or `name=`), og:title and the page title. */
 export function readProductMeta($: CheerioAPI): [string, string][] {
   const out: [string, string][] = [];
-  $("meta").each((_, el) => {
+  for (const el of elementsNamed($, "meta")) {
     const name = (el.attribs.property ?? el.attribs.name ?? "").trim().toLowerCase();
     if (META_NAME_RE.test(name)) out.push([name, collapse(el.attribs.content)]);
-  });
-  const title = $("title").first().get(0);
+  }
+  const title = elementsNamed($, "title")[0];
   if (title) out.push(["title", collapse(textContent(title))]);
   return out;
 }
