@@ -195,6 +195,21 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads an offer priced only by 'Contact us' in a block of its own beside the plans, not a note below them", () => {
+    const card = (name: string, price: number) =>
+      `<div class="product"><h2>${name}</h2><h3>$${price} per month</h3><ul><li>5 users</li></ul><a class="btn">Buy</a></div>`;
+    const { pricing } = read(
+      `<div class="pricing"><div class="additional"><div><h2>Enterprise</h2></div><div><p>For organizations that need more.</p>` +
+        `<a class="btn">Contact us</a></div></div><div class="products">${card("Team", 74)}${card("Business", 225)}</div>` +
+        `<div class="info"><h3>Billing</h3><p>All plans are billed up-front. For special inquiries, please <a>contact us</a>.</p></div></div>`,
+    );
+    expect(pricing.map(({ name, amount }) => ({ name, amount }))).toEqual([
+      { name: "Enterprise", amount: null },
+      { name: "Team", amount: 74 },
+      { name: "Business", amount: 225 },
+    ]);
+  });
+
   it("never reads a list of labelled prices as one plan with every price of the list", () => {
     const { pricing } = read(
       `<h2>Plan pricing</h2><ul><li><strong>Hobby</strong>: $5 / mo, including $5 of usage</li>` +

@@ -35,7 +35,7 @@ import { findMarks, type PriceMark } from "./marks.js";
 import { detectBilling, detectPeriod, parsePrice, usageUnit } from "./money.js";
 import { pricingFromStructuredData } from "./offers.js";
 import { makePlan, planKey, priceOptions } from "./plan.js";
-import { findRecords } from "./records.js";
+import { contactRecords, findRecords } from "./records.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // What a record is: plan, add-on or usage meter
@@ -430,6 +430,27 @@ export function extractPricing(
       );
       readings.add(
         planFrom(record.name, priced, "card", features(index, record.el), kind),
+        section,
+        index.at(record.el),
+      );
+      records.push({ name: record.name, el: record.el });
+    }
+  }, undefined);
+  // Offers beside the plans priced only by "Contact us" in a block of their own (an Enterprise box below the cards).
+  safely(() => {
+    for (const record of contactRecords(index, marks, claimed, records)) {
+      const priced = pricesOf(index, record.el, record.marks);
+      if (!priced) continue;
+      record.marks.forEach((mark) => claimed.add(mark));
+      const section = sectionHeading(headings, index, record.el, record.nameEl);
+      readings.add(
+        planFrom(
+          record.name,
+          priced,
+          "card",
+          features(index, record.el),
+          kindOf(index, record.name, undefined, record.el, section),
+        ),
         section,
         index.at(record.el),
       );

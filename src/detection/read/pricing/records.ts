@@ -9,7 +9,7 @@
  * Class names never decide: a Bootstrap card, a `div` column of a comparison grid with its name in a head cell, a table
  * row of one plan, or an `li` of a price list are found the same way.
  */
-import { isElement, isHeading, tagName, type Element } from "../../parse/html.js";
+import { isElement, isHeading, tagName, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import type { PriceMark } from "./marks.js";
 import { firstPriceIndex } from "./money.js";
@@ -86,6 +86,75 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
   }
   records.push(...twins(index, records, open, holdsRecord));
   return records.sort((a, b) => index.at(a.el) - index.at(b.el));
+}
+
+/** How far above a "Contact us" its block may start. */
+const MAX_CONTACT_DEPTH = 4;
+/** …and how much it may say: a short offer, not a section of the page. */
+const MAX_CONTACT_CHARS = 1500;
+
+/**
+ * Offers beside a set of plans that price themselves only by "Contact us": an Enterprise or open-source offer in a
+ * block of its own below the plan cards (a heading, a sentence, a button). The block is a sibling of a record of the
+ * set or of the set's container, states no number, holds no record, and is named by a heading before its mark.
+ */
+export function contactRecords(
+  index: ElementIndex,
+  marks: PriceMark[],
+  claimed: Set<PriceMark>,
+  records: readonly { el: Element }[],
+): FoundRecord[] {
+  if (records.length === 0) return [];
+  const near = new Set<AnyNode>();
+  for (const record of records) {
+    if (record.el.parent) near.add(record.el.parent);
+    if (record.el.parent?.parent) near.add(record.el.parent.parent);
+  }
+  const numeric = marks.filter((mark) => !mark.soft).map((mark) => index.at(mark.el));
+  numeric.sort((a, b) => a - b);
+  const holdsNumber = (el: Element): boolean => {
+    const start = index.at(el);
+    const end = start + index.sizeInside(el);
+    let lo = 0;
+    let hi = numeric.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (numeric[mid]! < start) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < numeric.length && numeric[lo]! <= end;
+  };
+  const holdsRecord = (el: Element): boolean => records.some((record) => index.contains(el, record.el));
+  const found: FoundRecord[] = [];
+  const taken = new Set<Element>();
+  for (const mark of marks) {
+    if (!mark.soft || claimed.has(mark) || mark.options[0]!.amount !== null || inSentence(mark.el)) continue;
+    let el: AnyNode | null = mark.el.parent;
+    for (let depth = 0; el && isElement(el) && depth < MAX_CONTACT_DEPTH; depth++, el = el.parent) {
+      const block: Element = el;
+      if (taken.has(block) || holdsNumber(block) || holdsRecord(block) || index.visibleChars(block) > MAX_CONTACT_CHARS)
+        break;
+      if (!block.parent || !near.has(block.parent)) continue;
+      const name = nameCandidates(index, block, index.at(mark.el), holdsNumber).find((candidate) =>
+        isHeading(candidate.el),
+      );
+      if (!name) break;
+      taken.add(block);
+      found.push({ el: block, nameEl: name.el, name: name.name, marks: [mark], setSize: 1 });
+      break;
+    }
+  }
+  return found;
+}
+
+/** A link or label inside running text ("please <a>contact us</a>."), not a button of its own. */
+function inSentence(el: Element): boolean {
+  for (let node: Element = el; node.parent && isElement(node.parent); node = node.parent) {
+    const siblings = node.parent.children.filter((child) => child !== node);
+    if (siblings.some((child) => child.type === "text" && (child as { data: string }).data.trim() !== "")) return true;
+    if (siblings.some(isElement)) return false;
+  }
+  return false;
 }
 
 /** An element's tag and classes: what a template repeats for every record it renders. */
