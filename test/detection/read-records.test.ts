@@ -195,6 +195,23 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads priced lines of a card's feature list as that plan's add-ons, named by what the price is for", () => {
+    const card = (name: string, price: number, project: number) =>
+      `<div class="product"><div class="header"><h2>${name}</h2><h3><span class="price">$${price}</span></h3></div>` +
+      `<ul class="body"><li>1 certificate included</li>` +
+      `<li><div>1 project included</div><div class="sub"><span class="price">$${project}</span> per additional project</div></li>` +
+      `<li><div>1 user included</div><div class="sub"><span class="price">$${project}</span> per additional user</div></li></ul></div>`;
+    const { pricing } = read(`<div class="products">${card("Starter", 500, 150)}${card("Basic", 1000, 200)}</div>`);
+    expect(pricing.map(({ name, kind, amount }) => ({ name, kind: kind ?? "plan", amount }))).toEqual([
+      { name: "Starter", kind: "plan", amount: 500 },
+      { name: "Additional project (Starter)", kind: "addon", amount: 150 },
+      { name: "Additional user (Starter)", kind: "addon", amount: 150 },
+      { name: "Basic", kind: "plan", amount: 1000 },
+      { name: "Additional project (Basic)", kind: "addon", amount: 200 },
+      { name: "Additional user (Basic)", kind: "addon", amount: 200 },
+    ]);
+  });
+
   it("reads an offer priced only by 'Contact us' in a block of its own beside the plans, not a note below them", () => {
     const card = (name: string, price: number) =>
       `<div class="product"><h2>${name}</h2><h3>$${price} per month</h3><ul><li>5 users</li></ul><a class="btn">Buy</a></div>`;

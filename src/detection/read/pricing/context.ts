@@ -117,7 +117,7 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
 const AFTER_LABEL_RE =
   /^[^\p{L}]*(?:\p{Sc}|[A-Z]{3})?[\d.,'\s]*(?:\p{Sc}|[A-Z]{3})?\s*(?:\/|per|for\s+each|for\s+every|each)\s+((?:additional|extra)\s+[\p{L}-]+(?:\s+[\p{L}-]+)?)/iu;
 
-function afterLabel(window: string): string | null {
+export function afterLabel(window: string): string | null {
   const match = AFTER_LABEL_RE.exec(window);
   if (!match) return null;
   const label = match[1]!.replace(/\s+(?:per|a|an|each|in|on|of|for|month|year|monthly|yearly)$/i, "");

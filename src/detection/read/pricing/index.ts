@@ -29,10 +29,11 @@ import {
 import { ElementIndex } from "../../parse/tree.js";
 import type { JsonLd } from "../jsonld.js";
 import { maskVolatile } from "../../parse/mask.js";
-import { contextRecords } from "./context.js";
+import { afterLabel, contextRecords } from "./context.js";
 import { findColumnLabels, findGridRecords } from "./grids.js";
 import { findMarks, type PriceMark } from "./marks.js";
-import { detectBilling, detectPeriod, parsePrice, usageUnit } from "./money.js";
+import { detectBilling, detectPeriod, firstPriceIndex, parsePrice, usageUnit } from "./money.js";
+import { nameText } from "./names.js";
 import { pricingFromStructuredData } from "./offers.js";
 import { makePlan, planKey, priceOptions } from "./plan.js";
 import { contactRecords, findRecords } from "./records.js";
@@ -104,7 +105,9 @@ class Headings {
 
   constructor(private readonly index: ElementIndex) {
     index.elements.forEach((el, i) => {
-      if (isHeading(el)) this.byLevel[headingLevel(el)]!.push(i);
+      // A heading that states a price ("$1000" over a plan's feature list) names no section.
+      if (isHeading(el) && !(index.visibleChars(el) <= 120 && firstPriceIndex(nameText(el)) !== null))
+        this.byLevel[headingLevel(el)]!.push(i);
     });
   }
 
@@ -409,6 +412,9 @@ export function extractPricing(
   const records: { name: string; el: Element }[] = [];
   safely(() => {
     // Records are sets of blocks with a price element of their own; running text is not one (see below).
+    // The records being read around the current one, outermost first (they come in page order, a card before the
+    // records of its feature list).
+    const around: { name: string; el: Element }[] = [];
     for (const record of findRecords(
       index,
       marks.filter((mark) => !mark.prose),
@@ -420,20 +426,21 @@ export function extractPricing(
       // The prices it did not take (a sentence in its feature list) stay for the context reader: never silent.
       own.forEach((mark) => claimed.add(mark));
       record.marks.filter((mark) => mark.soft).forEach((mark) => claimed.add(mark));
+      while (around.length > 0 && !index.contains(around[around.length - 1]!.el, record.el)) around.pop();
+      const owner = around[around.length - 1];
+      const first = own.find((mark) => !mark.soft);
+      // A record in a plan card's feature list ("1 project included · $150 per additional project") is an add-on as
+      // that plan sells it, named by what the price is for when the line says it.
+      const name = owner ? `${(first && afterLabel(first.window)) ?? record.name} (${owner.name})` : record.name;
       const section = sectionHeading(headings, index, record.el, record.nameEl);
-      const kind = kindOf(
-        index,
-        record.name,
-        own.find((mark) => !mark.soft),
-        record.el,
-        section,
-      );
+      const read = kindOf(index, name, first, record.el, section);
       readings.add(
-        planFrom(record.name, priced, "card", features(index, record.el), kind),
+        planFrom(name, priced, "card", features(index, record.el), owner ? addonOf(read) : read),
         section,
         index.at(record.el),
       );
-      records.push({ name: record.name, el: record.el });
+      records.push({ name, el: record.el });
+      around.push({ name, el: record.el });
     }
   }, undefined);
   // Offers beside the plans priced only by "Contact us" in a block of their own (an Enterprise box below the cards).
