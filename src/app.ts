@@ -8,6 +8,7 @@ import { OpenAPIBackend, type Operation } from "openapi-backend";
 import type { Ajv } from "ajv";
 import type { AccessChangeFeed } from "./auth/access-changes.js";
 import { Authenticator } from "./auth/context.js";
+import { credentialsOf } from "./auth/session-cookie.js";
 import { contractOperations, openApiDocument } from "./contract.js";
 import { accessError } from "./http/access.js";
 import { accelerateRouting } from "./http/fast-router.js";
@@ -191,7 +192,7 @@ function throughTheContract(
 
       let auth: AuthContext | null = null;
       if (match.security?.length) {
-        auth = await authenticator.authenticate(header(req.headers.authorization));
+        auth = await authenticator.authenticate(credentialsOf(req.method, req.headers));
         if (!auth) return sendError(res, unauthorized());
         const denied = accessError(operationId, match.path, auth);
         if (denied) return sendError(res, denied);
@@ -291,8 +292,4 @@ function isDecodablePath(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-function header(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
