@@ -24,6 +24,7 @@ import {
 } from "./http/handler.js";
 import { HANDLERS, PENDING, pendingReply } from "./handlers.js";
 import { docsAssetsDirectory } from "./docs/handlers.js";
+import { webApp } from "./web/serve.js";
 import { metricsHandler } from "./metrics/endpoint.js";
 import { metrics } from "./metrics/metrics.js";
 
@@ -57,6 +58,8 @@ export async function buildApp(
   app.use(throughTheContract(services, api, authenticator, jsonBodies()));
   // Reached only by paths outside the contract.
   app.use("/docs/assets", express.static(docsAssetsDirectory(), { immutable: true, maxAge: "1d", index: false }));
+  // The web app (/app) and the public home page (/): documents for browsers, src/web/serve.ts.
+  app.use(webApp());
   app.use((_req: RawRequest, res: Response) => sendError(res, new ApiError(404, "Not Found")));
   app.use(lastResortErrors);
   return { app, api };
