@@ -51,38 +51,44 @@ export class PricingHistoryService {
     // docs/product-rules.md#plans-and-limits: the plan's history_days bounds what is listed, as in the feed.
     const since = new Date(Date.now() - limitsOf(this.workspace.caller.plan).history_days * 86_400_000);
     const scope = this.workspace.scope;
-    const bindings = { competitor_id: competitorId, since, types: PRICING_SOURCE_TYPES, limit: SNAPSHOTS_PER_SOURCE };
-    const sourcesSql = `SELECT src.id, src.url FROM sources src
-       WHERE src.workspace_id = :workspace_id AND src.competitor_id = :competitor_id
-         AND src.source_type = ANY(:types)`;
-    const { rows: sources } = await scope.raw<{ id: string; url: string }>(
-      `${sourcesSql} ORDER BY src.created_at, src.id`,
-      bindings,
-    );
+    const sources: { id: string; url: string }[] = await scope
+      .from("sources")
+      .where({ competitor_id: competitorId })
+      .whereIn("source_type", PRICING_SOURCE_TYPES)
+      .orderBy([
+        { column: "created_at", order: "asc" },
+        { column: "id", order: "asc" },
+      ])
+      .select("id", "url");
     if (sources.length === 0) return { competitor_id: competitorId, since: since.toISOString(), series: [] };
-
+    // A Postgres array literal of the sources' ids (UUIDs from the database: nothing to quote).
+    const bindings = {
+      competitor_id: competitorId,
+      since,
+      source_ids: `{${sources.map((source) => source.id).join(",")}}`,
+      limit: SNAPSHOTS_PER_SOURCE,
+    };
     const { rows: snapshots } = await scope.raw<SnapshotRow>(
-      `WITH src AS (${sourcesSql})
-       SELECT id, source_id, fetched_at, pricing, false AS before_window FROM (
+      `SELECT id, source_id, fetched_at, pricing, false AS before_window FROM (
          SELECT s.id, s.source_id, s.fetched_at, s.extraction->'pricing' AS pricing,
                 row_number() OVER (PARTITION BY s.source_id ORDER BY s.fetched_at DESC, s.id DESC) AS n
-         FROM snapshots s JOIN src ON src.id = s.source_id
-         WHERE s.workspace_id = :workspace_id AND s.fetched_at >= :since) recent
+         FROM snapshots s
+         WHERE s.workspace_id = :workspace_id AND s.source_id = ANY(:source_ids::uuid[]) AND s.fetched_at >= :since) recent
        WHERE n <= :limit
        UNION ALL
        (SELECT DISTINCT ON (s.source_id) s.id, s.source_id, s.fetched_at, s.extraction->'pricing', true
-         FROM snapshots s JOIN src ON src.id = s.source_id
-         WHERE s.workspace_id = :workspace_id AND s.fetched_at < :since
+         FROM snapshots s
+         WHERE s.workspace_id = :workspace_id AND s.source_id = ANY(:source_ids::uuid[]) AND s.fetched_at < :since
          ORDER BY s.source_id, s.fetched_at DESC, s.id DESC)`,
       bindings,
     );
     const { rows: renames } = await scope.raw<RenameRow>(
-      `WITH src AS (${sourcesSql})
-       SELECT d.after_snapshot_id, c->'before'->>'key' AS before_key, c->>'key' AS after_key
-       FROM diffs d JOIN src ON src.id = d.source_id
+      `SELECT d.after_snapshot_id, c->'before'->>'key' AS before_key, c->>'key' AS after_key
+       FROM diffs d
          JOIN snapshots s ON s.id = d.after_snapshot_id AND s.workspace_id = :workspace_id
          CROSS JOIN LATERAL jsonb_array_elements(coalesce(d.diff_json->'pricing', '[]'::jsonb)) c
-       WHERE d.workspace_id = :workspace_id AND s.fetched_at >= :since AND c->>'kind' = 'renamed'`,
+       WHERE d.workspace_id = :workspace_id AND d.source_id = ANY(:source_ids::uuid[])
+         AND s.fetched_at >= :since AND c->>'kind' = 'renamed'`,
       bindings,
     );
     const { rows: events } = await scope.raw<PricingEventRow>(

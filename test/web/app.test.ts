@@ -1,0 +1,274 @@
+/**
+ * The web app's journeys end to end (issue: the dashboard), in the packaged headless Chromium against the real
+ * service, its workers and a fixture website on 127.0.0.1. Elements are found by role and accessible name; each
+ * screen is checked with axe-core; every API response the app receives is checked against the contract.
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FixtureSite } from "../fakes/fixture-site.js";
+import { launchBrowser } from "../setup/browser.js";
+import {
+  addMember,
+  createCompetitor,
+  createEvent,
+  createWorkspace,
+  TEST_PASSWORD,
+  type TestMember,
+} from "../setup/factories.js";
+import { startTestApp, type TestApp } from "../setup/test-app.js";
+import { openApp, type AppPage } from "../setup/web-browser.js";
+
+let app: TestApp;
+let site: FixtureSite;
+let browser: Browser;
+
+beforeAll(async () => {
+  [app, site, browser] = await Promise.all([startTestApp(), new FixtureSite().start(), launchBrowser()]);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await site?.stop();
+  await app?.stop();
+});
+
+const heading = (page: Page, name: string | RegExp, level = 1) => page.getByRole("heading", { name, level });
+
+async function signIn(view: AppPage, email: string, path = "/app/events"): Promise<void> {
+  const { page } = view;
+  await page.goto(`${app.baseUrl}${path}`);
+  await heading(page, "Sign in").waitFor();
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(TEST_PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/** Reloads until `locator` shows: the app reads the API once per visit, as a person would press reload. */
+async function reloadUntil(page: Page, find: () => ReturnType<Page["locator"]>, timeoutMs = 45_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await find().count()) return;
+    if (Date.now() > deadline) throw new Error("timed out waiting for the page to show it");
+    await page.waitForTimeout(700);
+    await page.reload();
+    await page.getByRole("main").waitFor();
+  }
+}
+
+describe("the web app", () => {
+  it("signs up, tracks a pricing page, sees its change as an event with prices before and after, dismisses it, and shows the step in the pricing history", async () => {
+    site.serveFixture("/pricing", "pricing-v1.html");
+    const view = await openApp(browser, app.baseUrl);
+    const { page } = view;
+    try {
+      await page.goto(`${app.baseUrl}/app/sign-up`);
+      await heading(page, "Create an account").waitFor();
+      await view.axe("sign up");
+      await page.getByLabel("Name").fill("Ada Lovelace");
+      await page.getByLabel("Email").fill(`ada-${Date.now()}@example.com`);
+      await page.getByLabel("Password").fill("a long enough password");
+      await page.getByRole("button", { name: "Create account" }).click();
+      await heading(page, "Events").waitFor();
+      const nav = page.getByRole("navigation", { name: "Main" });
+      for (const name of ["Events", "Competitors", "Alert rules", "Digests", "Settings"]) {
+        expect(await nav.getByRole("link", { name, exact: true }).count(), name).toBe(1);
+      }
+      await view.axe("empty events");
+
+      await nav.getByRole("link", { name: "Competitors" }).click();
+      await heading(page, "Competitors").waitFor();
+      await page.getByLabel("Name").fill("Acme Analytics");
+      await page.getByLabel("Domain").fill("acme.test");
+      await page.getByRole("button", { name: "Add competitor" }).click();
+      await heading(page, "Acme Analytics").waitFor();
+      await heading(page, "Sources", 2).waitFor();
+      await heading(page, "Pricing history", 2).waitFor();
+
+      await page.getByLabel("URL", { exact: true }).fill(site.url("/pricing"));
+      await page.getByRole("combobox", { name: "Type" }).selectOption("pricing");
+      await page.getByRole("button", { name: "Add page" }).click();
+      const runNow = page.getByRole("button", { name: `Run now: ${site.url("/pricing")}` });
+      await runNow.click();
+      // The first fetch is the baseline: the source turns healthy (the app follows the fetch it queued).
+      await page.getByText("Healthy", { exact: true }).waitFor({ timeout: 45_000 });
+      await view.axe("competitor page");
+
+      site.serveFixture("/pricing", "pricing-v2.html");
+      await runNow.click();
+      await page
+        .getByRole("status")
+        .filter({ hasText: /queued/ })
+        .waitFor();
+
+      await nav.getByRole("link", { name: "Events" }).click();
+      await heading(page, "Events").waitFor();
+      const eventLink = () => page.getByRole("link", { name: /raised.*Pro/i });
+      await reloadUntil(page, eventLink);
+      const item = page.getByRole("listitem").filter({ has: eventLink() });
+      expect(await item.getByText("Pricing", { exact: true }).count()).toBe(1);
+      await item.getByRole("button", { name: "Acknowledge" }).waitFor();
+      await item.getByRole("button", { name: "Dismiss" }).waitFor();
+      await view.axe("events feed");
+
+      await eventLink().click();
+      await heading(page, /raised.*Pro/i).waitFor();
+      const eventUrl = page.url();
+      const prices = page.getByRole("table").filter({ has: page.getByRole("columnheader", { name: "Before" }) });
+      const priceRow = prices.getByRole("row", { name: /Pro/ });
+      expect(await priceRow.innerText()).toMatch(/\$49\/month[\s\S]*\$59\/month/);
+      await heading(page, "Evidence", 2).waitFor();
+      expect(await page.getByRole("link", { name: site.url("/pricing") }).count()).toBeGreaterThan(0);
+      await view.axe("event detail");
+
+      await page.getByRole("button", { name: "Dismiss" }).click();
+      await page.getByText("Dismissed", { exact: true }).waitFor();
+      expect(await page.getByRole("button", { name: "Dismiss" }).count()).toBe(0);
+      const eventId = eventUrl.split("/").pop()!;
+      const stored = await app.service.services.knex("events").where({ id: eventId }).first("status");
+      expect(stored.status).toBe("dismissed");
+
+      await page.getByRole("link", { name: "Acme Analytics" }).click();
+      await heading(page, "Pricing history", 2).waitFor();
+      const steps = page.getByRole("table", { name: "Price steps by plan" });
+      await steps.waitFor();
+      const proRows = steps.getByRole("row", { name: /^Pro/ });
+      expect(await proRows.count()).toBe(2);
+      expect(await proRows.nth(0).innerText()).toContain("$49/month");
+      expect(await proRows.nth(1).innerText()).toContain("$59/month");
+      expect(await proRows.nth(1).getByRole("link", { name: "Open event" }).getAttribute("href")).toBe(
+        `/app/events/${eventId}`,
+      );
+      await page.locator(".chart canvas").first().waitFor();
+      await view.axe("pricing history");
+    } finally {
+      await view.close();
+    }
+  }, 180_000);
+
+  it("renders a hostile event title as text, in the feed and on the event's page", async () => {
+    const member = await createWorkspace(app);
+    const competitor = await createCompetitor(app, member, { name: '<b id="bold">Evil</b> Corp' });
+    const title = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> raised Pro`;
+    const event = await createEvent(app, member, { competitorId: competitor.id, title, summary: "<i>hi</i>" });
+    const view = await openApp(browser, app.baseUrl);
+    const { page } = view;
+    try {
+      // A link from an email lands on the event after signing in.
+      await signIn(view, member.email, `/app/events/${event.id}`);
+      await heading(page, title).waitFor();
+      expect(page.url()).toBe(`${app.baseUrl}/app/events/${event.id}`);
+      expect(await page.getByText("<i>hi</i>").count()).toBe(1);
+      await page.getByRole("link", { name: "Events", exact: true }).click();
+      await page.getByRole("link", { name: title }).waitFor();
+      expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+      expect(await page.locator('img[src="x"], #bold').count()).toBe(0);
+    } finally {
+      await view.close();
+    }
+  }, 90_000);
+
+  it("creates, edits and deletes alert rules with the plan's limits explained, and generates and sends a digest", async () => {
+    const owner = await createWorkspace(app);
+    const competitor = await createCompetitor(app, owner, { name: "Globex" });
+    await createEvent(app, owner, {
+      competitorId: competitor.id,
+      title: "Globex raised Team to $99",
+      severity: "high",
+    });
+    const view = await openApp(browser, app.baseUrl);
+    const { page } = view;
+    try {
+      await signIn(view, owner.email, "/app/alert-rules");
+      await heading(page, "Alert rules").waitFor();
+      const form = page.getByRole("region", { name: "New alert rule" });
+      await form.getByRole("combobox", { name: "Frequency" }).selectOption("immediate");
+      await form.getByRole("button", { name: "Create rule" }).click();
+      // The free plan has no realtime: the API's refusal names the limit and the plan that lifts it.
+      expect(await form.getByRole("alert").innerText()).toMatch(/plan/i);
+      await form.getByRole("combobox", { name: "Frequency" }).selectOption("weekly");
+      await form.getByRole("combobox", { name: "Competitor" }).selectOption({ label: "Globex" });
+      await form.getByRole("button", { name: "Create rule" }).click();
+      await form.getByRole("status").filter({ hasText: "Rule created" }).waitFor();
+      const rule = page
+        .getByRole("listitem")
+        .filter({ hasText: "Globex" })
+        .filter({ hasText: /weekly/i });
+      await rule.getByRole("button", { name: "Edit rule" }).click();
+      await rule.getByRole("combobox", { name: "Minimum severity" }).selectOption("high");
+      await rule.getByRole("button", { name: "Save rule" }).click();
+      await page.getByRole("heading", { name: /High\+.*Globex/, level: 2 }).waitFor();
+      await view.axe("alert rules");
+      await page
+        .getByRole("listitem")
+        .filter({ has: page.getByRole("heading", { name: /High\+.*Globex/ }) })
+        .getByRole("button", { name: "Delete rule" })
+        .click();
+      await page.getByRole("heading", { name: /High\+.*Globex/ }).waitFor({ state: "detached" });
+
+      await page.getByRole("link", { name: "Digests" }).click();
+      await heading(page, "Digests").waitFor();
+      await page.getByRole("button", { name: "Generate a daily digest now" }).click();
+      await heading(page, /Daily digest of/).waitFor();
+      await page.getByRole("link", { name: "Globex raised Team to $99" }).first().waitFor();
+      await page.getByRole("button", { name: "Send to members" }).click();
+      await page.getByRole("status").filter({ hasText: "Sent" }).waitFor();
+      await page
+        .getByRole("cell", { name: owner.email })
+        .or(page.getByRole("rowheader", { name: owner.email }))
+        .waitFor();
+      await view.axe("digest");
+    } finally {
+      await view.close();
+    }
+  }, 90_000);
+
+  it("shows a member the screens without owner-only data, and an admin the operations views", async () => {
+    const owner = await createWorkspace(app);
+    const member = await addMember(app, owner.workspaceId, { role: "member" });
+    const admin: TestMember = await createWorkspace(app, { isAdmin: true });
+    const view = await openApp(browser, app.baseUrl);
+    const { page } = view;
+    try {
+      await signIn(view, member.email, "/app/settings");
+      await heading(page, "Settings").waitFor();
+      await page.getByRole("region", { name: "Plan and usage" }).getByText("Free").waitFor();
+      expect(await page.getByRole("link", { name: "Operations" }).count()).toBe(0);
+      await view.axe("settings");
+      await page.getByRole("button", { name: "Open the billing portal" }).click();
+      expect(await page.getByRole("alert").first().innerText()).toMatch(/owner/i);
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await heading(page, "Sign in").waitFor();
+      await view.axe("sign in");
+
+      await signIn(view, admin.email);
+      await page.getByRole("link", { name: "Operations" }).click();
+      await heading(page, "Operations").waitFor();
+      for (const name of ["Scheduler", "Source health", "Failing sources", "Jobs"])
+        await heading(page, name, 2).waitFor();
+      await view.axe("operations");
+    } finally {
+      await view.close();
+    }
+  }, 90_000);
+
+  it("serves the home page with the demo feed and hero stat, and sends the beacon on a call to action", async () => {
+    const demo = await createWorkspace(app);
+    const competitor = await createCompetitor(app, demo, { name: "Initech" });
+    await createEvent(app, demo, { competitorId: competitor.id, title: "Initech launched TPS reports 2.0" });
+    await app.service.services.knex("workspaces").where({ id: demo.workspaceId }).update({ is_demo: true });
+    const view = await openApp(browser, app.baseUrl);
+    const { page } = view;
+    try {
+      const res = await page.goto(`${app.baseUrl}/`);
+      expect(res!.headers()["content-security-policy"]).toContain("script-src 'self'");
+      await heading(page, /Know when a competitor moves/).waitFor();
+      await page.getByText("Initech launched TPS reports 2.0").waitFor();
+      await view.axe("home");
+      const beacon = page.waitForRequest((r) => r.url().endsWith("/marketing/events") && r.method() === "POST");
+      await page.getByRole("link", { name: "Start free" }).click();
+      expect(JSON.parse((await beacon).postData()!)).toMatchObject({ event: "cta_sign_up" });
+      await heading(page, "Create an account").waitFor();
+    } finally {
+      await view.close();
+    }
+  }, 60_000);
+});
