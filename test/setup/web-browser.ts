@@ -20,6 +20,8 @@ export interface AppPage {
   settle(): Promise<void>;
   /** axe-core on the current screen: no serious or critical violation. */
   axe(screen: string): Promise<void>;
+  /** With WEB_SCREENSHOTS=1, saves the whole page as docs/screenshots/<name>.png (the README's pictures). */
+  shot(name: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,11 @@ export async function openApp(browser: Browser, base: string): Promise<AppPage> 
       });
       expect(violations, `axe on ${screen}`).toEqual([]);
       await settle();
+    },
+    async shot(name: string) {
+      if (process.env.WEB_SCREENSHOTS !== "1") return;
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
     },
     async close() {
       await settle();

@@ -108,6 +108,7 @@ describe("the web app", () => {
       await item.getByRole("button", { name: "Acknowledge" }).waitFor();
       await item.getByRole("button", { name: "Dismiss" }).waitFor();
       await view.axe("events feed");
+      await view.shot("events");
 
       await eventLink().click();
       await heading(page, /raised.*Pro/i).waitFor();
@@ -118,6 +119,7 @@ describe("the web app", () => {
       await heading(page, "Evidence", 2).waitFor();
       expect(await page.getByRole("link", { name: site.url("/pricing") }).count()).toBeGreaterThan(0);
       await view.axe("event detail");
+      await view.shot("event");
 
       await page.getByRole("button", { name: "Dismiss" }).click();
       await page.getByText("Dismissed", { exact: true }).waitFor();
@@ -139,6 +141,7 @@ describe("the web app", () => {
       );
       await page.locator(".chart canvas").first().waitFor();
       await view.axe("pricing history");
+      await view.shot("competitor");
     } finally {
       await view.close();
     }
@@ -197,6 +200,7 @@ describe("the web app", () => {
       await rule.getByRole("button", { name: "Save rule" }).click();
       await page.getByRole("heading", { name: /High\+.*Globex/, level: 2 }).waitFor();
       await view.axe("alert rules");
+      await view.shot("alert-rules");
       await page
         .getByRole("listitem")
         .filter({ has: page.getByRole("heading", { name: /High\+.*Globex/ }) })
@@ -216,6 +220,7 @@ describe("the web app", () => {
         .or(page.getByRole("rowheader", { name: owner.email }))
         .waitFor();
       await view.axe("digest");
+      await view.shot("digest");
     } finally {
       await view.close();
     }
@@ -233,11 +238,13 @@ describe("the web app", () => {
       await page.getByRole("region", { name: "Plan and usage" }).getByText("Free").waitFor();
       expect(await page.getByRole("link", { name: "Operations" }).count()).toBe(0);
       await view.axe("settings");
+      await view.shot("settings");
       await page.getByRole("button", { name: "Open the billing portal" }).click();
       expect(await page.getByRole("alert").first().innerText()).toMatch(/owner/i);
       await page.getByRole("button", { name: "Sign out" }).click();
       await heading(page, "Sign in").waitFor();
       await view.axe("sign in");
+      await view.shot("sign-in");
 
       await signIn(view, admin.email);
       await page.getByRole("link", { name: "Operations" }).click();
@@ -245,6 +252,7 @@ describe("the web app", () => {
       for (const name of ["Scheduler", "Source health", "Failing sources", "Jobs"])
         await heading(page, name, 2).waitFor();
       await view.axe("operations");
+      await view.shot("operations");
     } finally {
       await view.close();
     }
@@ -263,6 +271,7 @@ describe("the web app", () => {
       await heading(page, /Know when a competitor moves/).waitFor();
       await page.getByText("Initech launched TPS reports 2.0").waitFor();
       await view.axe("home");
+      await view.shot("home");
       const beacon = page.waitForRequest((r) => r.url().endsWith("/marketing/events") && r.method() === "POST");
       await page.getByRole("link", { name: "Start free" }).click();
       expect(JSON.parse((await beacon).postData()!)).toMatchObject({ event: "cta_sign_up" });

@@ -71,7 +71,7 @@ function PriceChanges({ evidence }: { evidence: Schemas["Evidence"][] }) {
 }
 
 /** Other changes in readable before/after form: headings and copy, then the page's added and removed lines. */
-function TextChanges({ diff }: { diff: Record<string, unknown> | null }) {
+function TextChanges({ diff, collapsed }: { diff: Record<string, unknown> | null; collapsed: boolean }) {
   const narrative = (diff?.narrative ?? []) as { field: string; before: string | null; after: string | null }[];
   const text = (diff?.text ?? {}) as { added?: string[]; removed?: string[] };
   if (narrative.length === 0 && !text.added?.length && !text.removed?.length) return null;
@@ -89,25 +89,32 @@ function TextChanges({ diff }: { diff: Record<string, unknown> | null }) {
           ))}
         </dl>
       )}
-      {(text.removed?.length ?? 0) > 0 && (
-        <>
-          <h3>Removed</h3>
-          <ul className="lines removed">
-            {text.removed!.slice(0, 20).map((line, i) => (
-              <li key={i}>{line}</li>
-            ))}
-          </ul>
-        </>
-      )}
-      {(text.added?.length ?? 0) > 0 && (
-        <>
-          <h3>Added</h3>
-          <ul className="lines added">
-            {text.added!.slice(0, 20).map((line, i) => (
-              <li key={i}>{line}</li>
-            ))}
-          </ul>
-        </>
+      {(text.removed?.length ?? 0) + (text.added?.length ?? 0) > 0 && (
+        <details open={!collapsed}>
+          <summary>
+            Lines of the page this fetch removed ({text.removed?.length ?? 0}) and added ({text.added?.length ?? 0})
+          </summary>
+          {(text.removed?.length ?? 0) > 0 && (
+            <>
+              <h3>Removed</h3>
+              <ul className="lines removed">
+                {text.removed!.slice(0, 20).map((line, i) => (
+                  <li key={i}>{line}</li>
+                ))}
+              </ul>
+            </>
+          )}
+          {(text.added?.length ?? 0) > 0 && (
+            <>
+              <h3>Added</h3>
+              <ul className="lines added">
+                {text.added!.slice(0, 20).map((line, i) => (
+                  <li key={i}>{line}</li>
+                ))}
+              </ul>
+            </>
+          )}
+        </details>
       )}
     </Section>
   );
@@ -161,7 +168,11 @@ export function EventPage() {
         </p>
       </Section>
       <PriceChanges evidence={evidence} />
-      <TextChanges diff={diff_json as Record<string, unknown> | null} />
+      {/* A pricing event's prices say it; the page's other lines of the same fetch stay one click away. */}
+      <TextChanges
+        diff={diff_json as Record<string, unknown> | null}
+        collapsed={event.event_type === "pricing_change" || event.event_type === "hiring_change"}
+      />
       {screenshot && (
         <Section title="Screenshot">
           <figure>
