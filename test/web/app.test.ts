@@ -16,6 +16,7 @@ import {
   type TestMember,
 } from "../setup/factories.js";
 import { startTestApp, type TestApp } from "../setup/test-app.js";
+import { waitFor } from "../setup/wait.js";
 import { openApp, type AppPage } from "../setup/web-browser.js";
 
 let app: TestApp;
@@ -30,6 +31,9 @@ afterAll(async () => {
   await site?.stop();
   await app?.stop();
 });
+
+/** A 1×1 PNG. */
+const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 const heading = (page: Page, name: string | RegExp, level = 1) => page.getByRole("heading", { name, level });
 
@@ -152,6 +156,17 @@ describe("the web app", () => {
     const competitor = await createCompetitor(app, member, { name: '<b id="bold">Evil</b> Corp' });
     const title = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> raised Pro`;
     const event = await createEvent(app, member, { competitorId: competitor.id, title, summary: "<i>hi</i>" });
+    // A screenshot evidence, as detection stores one for a rendered page (docs/product-rules.md#screenshots).
+    const key = `screenshots/${member.workspaceId}/${event.id}.png`;
+    await app.service.services.detection.assets!.put(key, Buffer.from(PNG_1X1, "base64"), "image/png");
+    await app.service.services.knex("evidence").insert({
+      event_id: event.id,
+      evidence_type: "screenshot",
+      title: "Pricing card",
+      excerpt: "Pro $59/month",
+      source_url: "https://evil.example/pricing",
+      asset_object_key: key,
+    });
     const view = await openApp(browser, app.baseUrl);
     const { page } = view;
     try {
@@ -160,6 +175,11 @@ describe("the web app", () => {
       await heading(page, title).waitFor();
       expect(page.url()).toBe(`${app.baseUrl}/app/events/${event.id}`);
       expect(await page.getByText("<i>hi</i>").count()).toBe(1);
+      // The screenshot loads with the session cookie (an <img> sends no Authorization header).
+      const shot = page.getByRole("img", { name: /changed region of the page: Pro \$59\/month/ });
+      await shot.waitFor();
+      await page.waitForFunction(() => (document.querySelector("figure img") as HTMLImageElement | null)?.complete);
+      expect(await shot.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
       await page.getByRole("link", { name: "Events", exact: true }).click();
       await page.getByRole("link", { name: title }).waitFor();
       expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
@@ -257,6 +277,43 @@ describe("the web app", () => {
       await view.close();
     }
   }, 90_000);
+
+  it("resets a forgotten password from the mail's link, which opens the app's form", async () => {
+    const member = await createWorkspace(app);
+    const view = await openApp(browser, app.baseUrl);
+    const { page } = view;
+    try {
+      await page.goto(`${app.baseUrl}/app/sign-in`);
+      await page.getByRole("link", { name: "Forgot your password?" }).click();
+      await heading(page, "Forgot your password?").waitFor();
+      await page.getByLabel("Email").fill(member.email);
+      await page.getByRole("button", { name: "Send reset link" }).click();
+      await page.getByRole("status").filter({ hasText: "reset link has been sent" }).waitFor();
+      const mail = await waitFor(
+        () => app.service.services.knex("email_outbox").where({ to_address: member.email }).first(),
+        10_000,
+        "the reset mail",
+      );
+      const link = new URL(/https?:\/\/\S+\/app\/reset-password\?token=[\w-]+/.exec(mail.text_body)![0]);
+      expect(link.origin).toBe(app.config.publicBaseUrl);
+      await page.goto(`${app.baseUrl}${link.pathname}${link.search}`);
+      await heading(page, "Choose a new password").waitFor();
+      await view.axe("reset password");
+      await page.getByLabel("New password").fill("a brand new password");
+      await page.getByRole("button", { name: "Set new password" }).click();
+      await page
+        .getByRole("status")
+        .filter({ hasText: "has been reset" })
+        .getByRole("link", { name: "Sign in" })
+        .click();
+      await page.getByLabel("Email").fill(member.email);
+      await page.getByLabel("Password").fill("a brand new password");
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await heading(page, "Events").waitFor();
+    } finally {
+      await view.close();
+    }
+  }, 60_000);
 
   it("serves the home page with the demo feed and hero stat, and sends the beacon on a call to action", async () => {
     const demo = await createWorkspace(app);
