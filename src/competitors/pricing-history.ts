@@ -2,6 +2,7 @@
  * A competitor's pricing history (`GET /competitors/{competitor_id}/pricing-history`, spec/competitors.tsp): every
  * plan, add-on and usage price its pricing sources have shown, as step series read from the stored snapshots, each
  * step linked to the pricing event that reported it. Read-only over what detection stored; nothing here re-extracts.
+ * The rules: docs/product-rules.md#pricing-history.
  */
 import type { PricingPlan } from "../detection/types.js";
 import type { Schemas } from "../http/schemas.js";
