@@ -14,6 +14,20 @@ import { EventsPage } from "./pages/events.js";
 import { ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage } from "./pages/auth.js";
 import "./app.css";
 
+// A session that ended (expired, revoked by a password reset, signed out in another tab) sends the person to sign in,
+// then back to the screen they were on.
+client.use({
+  onResponse({ response, request }) {
+    const here = window.location.pathname;
+    const publicScreen = /^\/app\/(sign-in|sign-up|forgot-password|reset-password)/.test(here);
+    if (response.status === 401 && !publicScreen && !new URL(request.url).pathname.startsWith("/auth/")) {
+      const next = here.replace(/^\/app/, "") + window.location.search;
+      window.location.assign(`/app/sign-in?next=${encodeURIComponent(next)}`);
+    }
+    return response;
+  },
+});
+
 // Screens past the first one load when opened: the first screen's JavaScript stays small.
 const CompetitorsPage = lazy(() => import("./pages/competitors.js"));
 const CompetitorPage = lazy(() => import("./pages/competitor.js"));
