@@ -144,6 +144,11 @@ describe("the web app", () => {
         `/app/events/${eventId}`,
       );
       await page.locator(".chart canvas").first().waitFor();
+      await page.getByRole("button", { name: `Change: ${site.url("/pricing")}` }).click();
+      const change = page.getByRole("form", { name: `Change ${site.url("/pricing")}` });
+      await change.getByRole("combobox", { name: "How often" }).selectOption("10080");
+      await change.getByRole("button", { name: "Save page" }).click();
+      await page.getByRole("cell", { name: "every 7 days" }).waitFor();
       await view.axe("pricing history");
       await view.shot("competitor");
     } finally {
@@ -230,6 +235,12 @@ describe("the web app", () => {
 
       await page.getByRole("link", { name: "Digests" }).click();
       await heading(page, "Digests").waitFor();
+      const suppressions = page.getByRole("region", { name: "Addresses that get no digest" });
+      await suppressions.getByLabel("Address to stop sending to").fill("gone@example.com");
+      await suppressions.getByRole("button", { name: "Stop sending" }).click();
+      await suppressions.getByRole("rowheader", { name: "gone@example.com" }).waitFor();
+      await suppressions.getByRole("button", { name: "Send digests to gone@example.com again" }).click();
+      await suppressions.getByRole("rowheader", { name: "gone@example.com" }).waitFor({ state: "detached" });
       await page.getByRole("button", { name: "Generate a daily digest now" }).click();
       await heading(page, /Daily digest of/).waitFor();
       await page.getByRole("link", { name: "Globex raised Team to $99" }).first().waitFor();

@@ -128,6 +128,7 @@ function Sources({ competitorId }: { competitorId: string }) {
   const queries = useQueryClient();
   const path = { competitor_id: competitorId };
   const [polling, setPolling] = useState(0);
+  const [editing, setEditing] = useState<Schemas["Source"] | null>(null);
   const sources = $api.useQuery(
     "get",
     "/competitors/{competitor_id}/sources",
@@ -229,6 +230,14 @@ function Sources({ competitorId }: { competitorId: string }) {
                       <button
                         type="button"
                         className="link"
+                        aria-label={`Change: ${source.url}`}
+                        onClick={() => setEditing(source)}
+                      >
+                        Change
+                      </button>
+                      <button
+                        type="button"
+                        className="link"
                         aria-label={`Remove: ${source.url}`}
                         onClick={() => {
                           if (window.confirm(`Stop tracking ${source.url}?`))
@@ -244,6 +253,67 @@ function Sources({ competitorId }: { competitorId: string }) {
             </tbody>
           </table>
         </div>
+      )}
+      {editing && (
+        <form
+          aria-label={`Change ${editing.url}`}
+          className="inline-form card"
+          key={editing.id}
+          onSubmit={(e) => {
+            e.preventDefault();
+            const form = new FormData(e.currentTarget);
+            update.mutate(
+              {
+                params: { path: { source_id: editing.id } },
+                body: {
+                  source_type: String(form.get("source_type")) as Schemas["SourceType"],
+                  fetch_method: String(form.get("fetch_method")) as Schemas["FetchMethod"],
+                  fetch_frequency_minutes: Number(form.get("fetch_frequency_minutes")),
+                },
+              },
+              { onSuccess: () => setEditing(null) },
+            );
+          }}
+        >
+          <p>
+            <strong>{editing.url}</strong>
+          </p>
+          <label>
+            Type of the page
+            <select name="source_type" defaultValue={editing.source_type}>
+              {SOURCE_TYPES.map((t) => (
+                <option key={t} value={t}>
+                  {capitalise(t)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            How to fetch it
+            <select name="fetch_method" defaultValue={editing.fetch_method}>
+              <option value="http">http (as the server sends it)</option>
+              <option value="browser">browser (render its scripts)</option>
+              <option value="rss">rss (a feed)</option>
+            </select>
+          </label>
+          <label>
+            How often
+            <select name="fetch_frequency_minutes" defaultValue={String(editing.fetch_frequency_minutes)}>
+              {[...new Set([60, 360, 1440, 10080, editing.fetch_frequency_minutes])].map((m) => (
+                <option key={m} value={m}>
+                  {capitalise(frequency(m))}
+                  {m < 360 ? " (Growth and above)" : ""}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" disabled={update.isPending}>
+            Save page
+          </button>
+          <button type="button" className="link" onClick={() => setEditing(null)}>
+            Cancel
+          </button>
+        </form>
       )}
       {runNow.isSuccess && (
         <p role="status">
