@@ -57,3 +57,6 @@ export function frequency(minutes: number): string {
   if (minutes % 60 === 0) return minutes === 60 ? "hourly" : `every ${minutes / 60} hours`;
   return `every ${minutes} minutes`;
 }
+
+/** The pricing chart's series colours, in order (app.css gives the legend's swatches the same ones). */
+export const SERIES_COLORS = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#4b5563"];

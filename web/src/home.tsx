@@ -63,12 +63,16 @@ function Home() {
             Rivalscope watches your competitors' pricing, product, hiring and messaging pages and tells your team what
             changed, with the evidence.
           </p>
-          {hero && (
-            <p className="stat">
-              <strong>{hero.value ?? "—"}</strong> {hero.label}
-              {hero.value === null ? ` (measured once ${20} changes are dated; ${hero.sample_size} so far)` : ""}
-            </p>
-          )}
+          {hero &&
+            (hero.value !== null ? (
+              <p className="stat">
+                <strong>{hero.value}</strong> {hero.label}
+              </p>
+            ) : (
+              <p className="stat">
+                {hero.label}: measured once 20 dated changes are in ({hero.sample_size} so far).
+              </p>
+            ))}
           <div className="actions">
             <Cta href="/app/sign-up" event="cta_sign_up" primary>
               Start free

@@ -5,10 +5,18 @@ import { Link, useNavigate, useParams } from "react-router";
 import type { Schemas } from "../api.js";
 import { $api } from "../query.js";
 import { ErrorNote, ExternalLink, Loading, Section, SeverityBadge, TypeBadge, usePageTitle } from "../components.js";
-import { capitalise, dateTime, day, frequency, money, perPeriod, SOURCE_TYPES } from "../format.js";
+import {
+  capitalise,
+  dateTime,
+  day,
+  frequency,
+  money,
+  perPeriod,
+  SERIES_COLORS as COLORS,
+  SOURCE_TYPES,
+} from "../format.js";
 
 const PricingChart = lazy(() => import("./pricing-chart.js"));
-const COLORS = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#4b5563"];
 
 export default function CompetitorPage() {
   const { competitorId = "" } = useParams();

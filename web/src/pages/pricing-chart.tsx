@@ -8,8 +8,7 @@ import { useNavigate } from "react-router";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import type { Schemas } from "../api.js";
-
-export const COLORS = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#4b5563"];
+import { SERIES_COLORS as COLORS } from "../format.js";
 
 export default function PricingChart({ history }: { history: Schemas["PricingHistory"] }) {
   const box = useRef<HTMLDivElement>(null);
