@@ -11,6 +11,7 @@ import {
   addMember,
   createCompetitor,
   createEvent,
+  createSource,
   createWorkspace,
   TEST_PASSWORD,
   type TestMember,
@@ -155,6 +156,37 @@ describe("the web app", () => {
       await view.close();
     }
   }, 180_000);
+
+  it("suggests pages from the competitor's website and tracks one, then every page found", async () => {
+    site
+      .serveFixture("/", "discovery-home.html")
+      .set("/company/careers", "<title>Careers at Acme Radar</title><h1>Open roles</h1>")
+      .set("/changelog", "<title>Changelog</title><h1>What's new</h1>");
+    const owner = await createWorkspace(app, { plan: "starter" });
+    const competitor = await createCompetitor(app, owner, { name: "Acme Radar", domain: "acme.test" });
+    await createSource(app, owner, { competitorId: competitor.id, source_type: "homepage", url: site.url("/") });
+    const view = await openApp(browser, app.baseUrl);
+    const { page } = view;
+    try {
+      await signIn(view, owner.email, `/app/competitors/${competitor.id}`);
+      await heading(page, "Acme Radar").waitFor();
+      await page.getByRole("button", { name: "Find suggested pages" }).click();
+      const suggestions = page.getByRole("list", { name: "Suggested pages" });
+      await suggestions.waitFor({ timeout: 30_000 });
+      await suggestions.getByRole("button", { name: `Track ${site.url("/company/careers")}` }).click();
+      const sources = page.getByRole("region", { name: "Sources" }).getByRole("table");
+      await sources.getByRole("link", { name: site.url("/company/careers") }).waitFor();
+      await view.axe("suggested pages");
+      await page.getByRole("button", { name: "Track every page found" }).click();
+      await page
+        .getByRole("status")
+        .filter({ hasText: /Now tracking \d+ more page/ })
+        .waitFor({ timeout: 30_000 });
+      await sources.getByRole("link", { name: site.url("/changelog") }).waitFor();
+    } finally {
+      await view.close();
+    }
+  }, 90_000);
 
   it("renders a hostile event title as text, in the feed and on the event's page", async () => {
     const member = await createWorkspace(app);

@@ -155,6 +155,7 @@ function Sources({ competitorId }: { competitorId: string }) {
   const remove = $api.useMutation("delete", "/sources/{source_id}", { onSuccess: refresh });
   const create = $api.useMutation("post", "/competitors/{competitor_id}/sources", { onSuccess: refresh });
   const profile = $api.useMutation("post", "/competitors/{competitor_id}/profile");
+  const discover = $api.useMutation("post", "/competitors/{competitor_id}/discover-sources", { onSuccess: refresh });
 
   const add = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -379,8 +380,23 @@ function Sources({ competitorId }: { competitorId: string }) {
         >
           {profile.isPending ? "Reading their website…" : "Find suggested pages"}
         </button>
+        <button
+          type="button"
+          className="secondary"
+          disabled={discover.isPending}
+          onClick={() => discover.mutate({ params: { path } })}
+        >
+          {discover.isPending ? "Reading their website…" : "Track every page found"}
+        </button>
       </div>
-      <ErrorNote error={profile.error} />
+      <ErrorNote error={profile.error ?? discover.error} />
+      {discover.isSuccess && (
+        <p role="status">
+          {discover.data.length === 0
+            ? "No new pages found: the pages their website links to are tracked already."
+            : `Now tracking ${discover.data.length} more page${discover.data.length === 1 ? "" : "s"}.`}
+        </p>
+      )}
       {profile.isSuccess &&
         (suggestions.length === 0 ? (
           <p role="status">No new pages to suggest: the pages found on their website are tracked already.</p>
@@ -393,7 +409,7 @@ function Sources({ competitorId }: { competitorId: string }) {
                 <button
                   type="button"
                   disabled={tracked.has(String(s.url)) || create.isPending}
-                  aria-label={`Track ${String(s.url)}`}
+                  aria-label={`${tracked.has(String(s.url)) ? "Tracked" : "Track"} ${String(s.url)}`}
                   onClick={() =>
                     create.mutate({
                       params: { path },
