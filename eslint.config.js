@@ -29,4 +29,25 @@ export default tseslint.config(
     files: ["test/**", "scripts/**", "bench/**", "src/config.ts", "knexfile.ts"],
     rules: { "no-restricted-properties": "off" },
   },
+  {
+    // The web app renders competitors' text as text only (README: Web app): no HTML from data, ever.
+    files: ["web/src/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']",
+          message: "Render text as text: data from the API (competitors' pages) is hostile.",
+        },
+        {
+          selector: "MemberExpression[property.name=/^(innerHTML|outerHTML)$/]",
+          message: "Render text as text: data from the API (competitors' pages) is hostile.",
+        },
+        {
+          selector: "CallExpression[callee.property.name='insertAdjacentHTML']",
+          message: "Render text as text: data from the API (competitors' pages) is hostile.",
+        },
+      ],
+    },
+  },
 );
