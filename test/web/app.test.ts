@@ -265,6 +265,19 @@ describe("the web app", () => {
         .click();
       await page.getByRole("heading", { name: /High\+.*Globex/ }).waitFor({ state: "detached" });
 
+      await page.getByRole("link", { name: "Competitors", exact: true }).click();
+      const globex = page.getByRole("row", { name: /^Globex/ });
+      await globex.getByRole("link", { name: "1", exact: true }).waitFor();
+      await page.getByRole("link", { name: "Events", exact: true }).click();
+      await page.getByRole("link", { name: "Ask a question about your competitors" }).click();
+      await heading(page, "Ask about your competitors").waitFor();
+      await page.getByLabel("Your question").fill("What did Globex change in pricing?");
+      await page.getByRole("button", { name: "Ask", exact: true }).click();
+      await page
+        .getByRole("region", { name: "Events the answer draws on" })
+        .getByRole("link", { name: "Globex raised Team to $99" })
+        .waitFor();
+      await view.axe("ask");
       await page.getByRole("link", { name: "Digests" }).click();
       await heading(page, "Digests").waitFor();
       const suppressions = page.getByRole("region", { name: "Addresses that get no digest" });

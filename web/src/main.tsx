@@ -36,6 +36,7 @@ const DigestsPage = lazy(() => import("./pages/digests.js"));
 const DigestPage = lazy(() => import("./pages/digest.js"));
 const SettingsPage = lazy(() => import("./pages/settings.js"));
 const AdminPage = lazy(() => import("./pages/admin.js"));
+const AskPage = lazy(() => import("./pages/ask.js"));
 
 function SignedIn({ children }: { children: ReactNode }) {
   const location = useLocation();
@@ -128,6 +129,7 @@ function App() {
       <Route path="/digests/:digestId" element={guard(<DigestPage />)} />
       <Route path="/settings" element={guard(<SettingsPage />)} />
       <Route path="/admin" element={guard(<AdminPage />)} />
+      <Route path="/ask" element={guard(<AskPage />)} />
       <Route path="*" element={<Navigate to="/events" replace />} />
     </Routes>
   );

@@ -10,6 +10,8 @@ export default function CompetitorsPage() {
   const navigate = useNavigate();
   const queries = useQueryClient();
   const competitors = $api.useQuery("get", "/competitors");
+  const activity = $api.useQuery("get", "/events/activity", { params: { query: { days: 30 } } });
+  const markers = (activity.data?.competitors ?? {}) as Record<string, unknown[]>;
   const create = $api.useMutation("post", "/competitors", {
     onSuccess: async (created) => {
       await queries.invalidateQueries();
@@ -45,6 +47,7 @@ export default function CompetitorsPage() {
               <th scope="col">Name</th>
               <th scope="col">Domain</th>
               <th scope="col">Description</th>
+              <th scope="col">Events (30 days)</th>
             </tr>
           </thead>
           <tbody>
@@ -55,6 +58,9 @@ export default function CompetitorsPage() {
                 </th>
                 <td>{c.domain}</td>
                 <td>{c.description ?? ""}</td>
+                <td>
+                  {activity.data ? <Link to={`/events?competitor_id=${c.id}`}>{markers[c.id]?.length ?? 0}</Link> : ""}
+                </td>
               </tr>
             ))}
           </tbody>

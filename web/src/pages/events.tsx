@@ -76,6 +76,9 @@ export function EventsPage() {
   return (
     <>
       <h1>Events</h1>
+      <p>
+        <Link to="/ask">Ask a question about your competitors</Link>
+      </p>
       <form role="search" aria-label="Filter events" className="filters" onSubmit={apply} key={params.toString()}>
         <label>
           Competitor
