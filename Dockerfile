@@ -16,7 +16,8 @@ COPY tsconfig.json knexfile.ts ./
 COPY src ./src
 COPY migrations ./migrations
 COPY generated ./generated
-RUN npx tsc --noEmit
+COPY web ./web
+RUN npx tsc --noEmit && npx tsc --noEmit -p web
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
@@ -38,6 +39,8 @@ COPY --from=build /app/tsconfig.json /app/knexfile.ts ./
 COPY --from=build /app/src ./src
 COPY --from=build /app/migrations ./migrations
 COPY --from=build /app/generated ./generated
+# The web app's committed build (served at /app and /; src/web/serve.ts): no build step, no devDependency.
+COPY --from=build /app/web/dist ./web/dist
 # Local state (the embedded Postgres when DATABASE_URL is unset, generated keys when JWT_SECRET / SECRETS_KEY are
 # unset). Set both keys and DATABASE_URL when more than one container shares a database.
 RUN mkdir -p /data && chown node:node /data

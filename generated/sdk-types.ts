@@ -199,7 +199,7 @@ export interface paths {
         /**
          * Request a password reset
          * @description Starts a password reset. When the address has an account, an email with a reset link
-         *     (`{PUBLIC_BASE_URL}/reset-password?token=…`) is sent; the token is single-use and expires after 1 hour, and
+         *     (`{PUBLIC_BASE_URL}/app/reset-password?token=…`, the web app's reset form) is sent; the token is single-use and expires after 1 hour, and
          *     requesting a new one invalidates the previous one. Public.
          *
          *     The answer is the same whether or not the address has an account:
@@ -287,6 +287,41 @@ export interface paths {
          */
         post: operations["resetPassword"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a browser session
+         * @description Opens a browser session: the same check as `POST /auth/login`, but the access token is not returned. It is set
+         *     as an `HttpOnly`, `SameSite=Strict` cookie `rivalscope_session` (`Secure` when `PUBLIC_BASE_URL` is https, `Path=/`,
+         *     for the token's lifetime), which the web app at `/app` uses instead of the `Authorization` header: the page's own
+         *     scripts never read the token, so a script injected into the page could not carry it away. Public.
+         *
+         *     A request authenticated by this cookie that is not a `GET` or `HEAD` must also carry the header
+         *     `X-Rivalscope-Client: web` (a header another site's page cannot send without this service's consent), or the
+         *     cookie is ignored and the request answers 401. An `Authorization` header, when present, is used instead of the
+         *     cookie.
+         *
+         *     Errors: as `POST /auth/login` (401, 422, 429).
+         */
+        post: operations["openSession"];
+        /**
+         * Close the browser session
+         * @description Closes the browser session: clears the `rivalscope_session` cookie (sign out). The token it held stays valid until
+         *     it expires, but no script could read it. Public; answers 204 with or without a session.
+         */
+        delete: operations["closeSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -601,6 +636,33 @@ export interface paths {
          *     not fetched is tracked with `http`); pages are parsed within the parse budget (5 s by default).
          */
         post: operations["discoverCompetitorSources"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/competitors/{competitor_id}/pricing-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a competitor's pricing history
+         * @description The competitor's pricing history for charts: for each plan, add-on and usage price its pricing sources have shown,
+         *     its name, kind, currency and the series of its steps read from the stored snapshots, each step with the event that
+         *     reported it. A record renamed at the same prices (the rename event) continues its series under the new name.
+         *     Prices the detection could not name (read only from their context on the page) are not records and are left out.
+         *
+         *     Limits as the feed: the window is the plan's `history_days`; snapshots older than that are not read (the newest
+         *     older one gives the state in force when the window opened), and events older than that are not linked. At most the
+         *     1,000 latest snapshots per source are read. Another workspace's competitor answers 404.
+         */
+        get: operations["getCompetitorPricingHistory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2394,7 +2456,8 @@ export interface components {
              *     `{competitor: {id, name, domain}, counts: {total, by_type}, events, more_events}`
              *     (at most 25 events listed, the rest counted in `more_events`). Events are ordered by severity, then newest first,
              *     and carry `id`, `event_type`, `severity`, `title`, `summary`, `confidence_score`, `detected_at`, `source_url` and
-             *     `url` (the event in this API). Dismissed events are left out. `null` when it could not be generated.
+             *     `url` (the event in this API, for machines) and `app_url` (the event's page in the web app, `/app/events/<id>`,
+             *     where the digest mail links people). Dismissed events are left out. `null` when it could not be generated.
              */
             payload_json: {
                 [key: string]: unknown;
@@ -3163,6 +3226,76 @@ export interface components {
         PortalResponse: {
             /** @description Where to send the user's browser to manage the subscription; short-lived, open it right away. */
             portal_url: string;
+        };
+        /**
+         * @description What a priced record is: a tier the page sells, an add-on sold beside the plans, or a usage meter.
+         * @enum {string}
+         */
+        PricedRecordKind: "plan" | "addon" | "usage";
+        /**
+         * @description The pricing history of one competitor: every plan, add-on and usage price its pricing sources (sources of type
+         *     `pricing`, `homepage`, `docs` and `other`, where prices are offers) have shown in their stored snapshots.
+         */
+        PricingHistory: {
+            /** @description The competitor. */
+            competitor_id: string;
+            /**
+             * Format: date-time
+             * @description Start of the window: now minus the plan's `history_days`. Nothing observed before it is listed, except the state in force at that moment, which opens a series at `since`.
+             */
+            since: string;
+            /** @description One series per record and source, by source (oldest first), then by the record's first appearance. */
+            series: components["schemas"]["PricingHistorySeries"][];
+        };
+        /** @description One step of a priced record: what a stored snapshot of its page showed, where it differs from the step before. */
+        PricingHistoryPoint: {
+            /**
+             * Format: date-time
+             * @description When the snapshot showing this state was fetched; for a series' opening point, possibly `since` (the state in force when the window opened).
+             */
+            observed_at: string;
+            /** @description `false` when the record was no longer on the page at this fetch (it was removed); the price fields are then `null`. */
+            listed: boolean;
+            /** @description The record's name as the page showed it at this step (a rename is a step with a new name and the same prices). */
+            name: string | null;
+            /**
+             * Format: double
+             * @description The list price per `period` in major units (49 for $49); `null` when the page shows no number ("Contact sales") or the record is not listed.
+             */
+            amount: number | null;
+            /**
+             * @description The billing period of `amount`; `null` when unknown.
+             * @enum {string|null}
+             */
+            period: "month" | "year" | "one_time" | null;
+            /**
+             * Format: double
+             * @description The promotional price shown beside the list price, in the same currency and period; `null` without a promotion.
+             */
+            promo_amount: number | null;
+            /** @description Whether the record was a free plan at this step. */
+            is_free: boolean;
+            /** @description The pricing event that reported this step (a price change, a promotion, a rename, a new or removed record), when one did and it is within the plan's history; `null` for the opening state and for steps no event reported. */
+            event_id: string | null;
+        };
+        /** @description The price of one plan, add-on or usage meter over time, as one pricing source showed it. */
+        PricingHistorySeries: {
+            /** @description Identifies the series within the answer: `<source_id>:<key>`. */
+            id: string;
+            /** @description The source (page) the record was read from. */
+            source_id: string;
+            /** @description That source's URL. */
+            source_url: string;
+            /** @description The record's current key (its name lowercased); a renamed record keeps one series under its newest key. */
+            key: string;
+            /** @description The record's latest name. */
+            name: string;
+            /** @description What the record is. */
+            kind: components["schemas"]["PricedRecordKind"];
+            /** @description ISO 4217 code of its latest price (`USD`, `EUR`, …); `null` when unknown. */
+            currency: string | null;
+            /** @description Its steps, oldest first: the first observation in the window, then each change of name, price, period, promotion, free flag or presence. */
+            points: components["schemas"]["PricingHistoryPoint"][];
         };
         /** @description One plan of the public pricing catalog. Prices are in US dollars per seat per month. */
         PricingPlan: {
@@ -4932,6 +5065,81 @@ export interface operations {
             };
         };
     };
+    openSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    /** @description `rivalscope_session=<token>; HttpOnly; SameSite=Strict; Path=/; Max-Age=<token lifetime>` (and `Secure` on https). */
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid bearer token was sent (missing, malformed, expired, or for a user that no longer exists). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The request failed validation (body, query, path, malformed JSON or wrong content type). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many attempts; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    closeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    /** @description Expires the `rivalscope_session` cookie. */
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     signUp: {
         parameters: {
             query?: never;
@@ -5638,6 +5846,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Source"][];
+                };
+            };
+            /** @description No valid bearer token was sent (missing, malformed, expired, or for a user that no longer exists). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The resource does not exist, or belongs to another workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The request failed validation (body, query, path, malformed JSON or wrong content type). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getCompetitorPricingHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The competitor's id (UUID). */
+                competitor_id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricingHistory"];
                 };
             };
             /** @description No valid bearer token was sent (missing, malformed, expired, or for a user that no longer exists). */

@@ -8,6 +8,7 @@ import { OpenAPIBackend, type Operation } from "openapi-backend";
 import type { Ajv } from "ajv";
 import type { AccessChangeFeed } from "./auth/access-changes.js";
 import { Authenticator } from "./auth/context.js";
+import { credentialsOf } from "./auth/session-cookie.js";
 import { contractOperations, openApiDocument } from "./contract.js";
 import { accessError } from "./http/access.js";
 import { redactUrl } from "./http/redact.js";
@@ -24,6 +25,7 @@ import {
 } from "./http/handler.js";
 import { HANDLERS, PENDING, pendingReply } from "./handlers.js";
 import { docsAssetsDirectory } from "./docs/handlers.js";
+import { webApp } from "./web/serve.js";
 import { metricsHandler } from "./metrics/endpoint.js";
 import { metrics } from "./metrics/metrics.js";
 
@@ -57,6 +59,8 @@ export async function buildApp(
   app.use(throughTheContract(services, api, authenticator, jsonBodies()));
   // Reached only by paths outside the contract.
   app.use("/docs/assets", express.static(docsAssetsDirectory(), { immutable: true, maxAge: "1d", index: false }));
+  // The web app (/app) and the public home page (/): documents for browsers, src/web/serve.ts.
+  app.use(webApp());
   app.use((_req: RawRequest, res: Response) => sendError(res, new ApiError(404, "Not Found")));
   app.use(lastResortErrors);
   return { app, api };
@@ -193,7 +197,7 @@ function throughTheContract(
 
       let auth: AuthContext | null = null;
       if (match.security?.length) {
-        auth = await authenticator.authenticate(header(req.headers.authorization));
+        auth = await authenticator.authenticate(credentialsOf(req.method, req.headers));
         if (!auth) return sendError(res, unauthorized());
         const denied = accessError(operationId, match.path, auth);
         if (denied) return sendError(res, denied);
@@ -293,8 +297,4 @@ function isDecodablePath(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-function header(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

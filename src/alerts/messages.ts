@@ -38,11 +38,19 @@ const EVENT_TYPE_LABEL: Readonly<Record<string, string>> = {
 };
 
 /**
- * `${PUBLIC_BASE_URL}/events/<id>` (docs/operations.md#environment-variables: PUBLIC_BASE_URL is the base of links in
- * emails).
+ * `${PUBLIC_BASE_URL}/events/<id>`, the event in the API, for machines (docs/operations.md#environment-variables:
+ * PUBLIC_BASE_URL is the base of links in emails).
  */
 export function eventLink(publicBaseUrl: string, eventId: string): string {
   return `${publicBaseUrl.replace(/\/+$/, "")}/events/${eventId}`;
+}
+
+/**
+ * `${PUBLIC_BASE_URL}/app/events/<id>`, the event's page in the web app, for people: a person who clicks a link in a
+ * mail or a Slack message lands there (signing in first when needed), never on the API's 401 JSON.
+ */
+export function eventAppLink(publicBaseUrl: string, eventId: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, "")}/app/events/${eventId}`;
 }
 
 /** "[High] Acme raised Pro from $49 to $59/month": the severity first, so inbox rules and eyes can sort on it. */
@@ -69,7 +77,7 @@ function why(reason: AlertReason): string {
 
 /** The email one member receives; `to` is filled per recipient. */
 export function alertEmail(event: AlertEvent, reason: AlertReason, publicBaseUrl: string, to: string): EmailMessage {
-  const link = eventLink(publicBaseUrl, event.id);
+  const link = eventAppLink(publicBaseUrl, event.id);
   const facts = `${event.competitor_name} · ${typeLabel(event.event_type)} · ${SEVERITY_LABEL[event.severity]}`;
   const text = [
     event.title,
@@ -120,7 +128,7 @@ const SECTION_TEXT_MAX = 3000;
 const FIELD_TEXT_MAX = 2000;
 
 export function slackMessage(event: AlertEvent, publicBaseUrl: string): SlackMessage {
-  const link = eventLink(publicBaseUrl, event.id);
+  const link = eventAppLink(publicBaseUrl, event.id);
   const headline = `*<${slackUrl(link)}|${slackEscape(alertSubject(event))}>*`;
   const context = [
     slackEscape(event.competitor_name),

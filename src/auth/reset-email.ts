@@ -85,7 +85,8 @@ export async function renderSetPasswordLinks<M extends MailWithLinks>(
     .where("t.expires_at", ">", deps.knex.fn.now())
     .whereRaw("lower(u.email) = ?", [message.to.trim().toLowerCase()])
     .select("t.id", "t.nonce");
-  const base = `${deps.config.publicBaseUrl}/reset-password`;
+  // The web app's reset form (web/src/pages/auth.tsx) reads the token from the link and posts it.
+  const base = `${deps.config.publicBaseUrl}/app/reset-password`;
   const links = new Map(rows.map((row) => [row.id, `${base}?token=${tokenOf(deps.config, row.id, row.nonce)}`]));
   const linkFor = (id: string) => links.get(id) ?? base;
   return {

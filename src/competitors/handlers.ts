@@ -1,5 +1,6 @@
 import { workspaceOf, type AreaHandlers } from "../http/handler.js";
 import { SourceService } from "../sources/service.js";
+import { PricingHistoryService } from "./pricing-history.js";
 import { CompetitorService } from "./service.js";
 
 export const competitorHandlers: AreaHandlers = {
@@ -16,6 +17,9 @@ export const competitorHandlers: AreaHandlers = {
     await new CompetitorService(workspaceOf(ctx)).delete(ctx.path.competitor_id);
     return ctx.reply.noContent();
   },
+
+  getCompetitorPricingHistory: async (ctx) =>
+    ctx.reply.ok(await new PricingHistoryService(workspaceOf(ctx)).get(ctx.path.competitor_id)),
 
   listCompetitorSources: async (ctx) => {
     const sources = await new SourceService(workspaceOf(ctx)).listForCompetitor(ctx.path.competitor_id);

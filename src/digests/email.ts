@@ -52,6 +52,14 @@ function typeCounts(byType: Record<string, number>): string {
     .join(" · ");
 }
 
+/**
+ * The event's page in the web app, where a person reads it; digests stored before `app_url` existed carry only the
+ * API's `url`, whose path the app's route mirrors under `/app`.
+ */
+function personLink(event: DigestEventItem): string {
+  return event.app_url ?? event.url.replace(/\/events\/([^/]+)$/, "/app/events/$1");
+}
+
 function eventLine(event: DigestEventItem): string {
   return `[${SEVERITY_LABEL[event.severity]}] ${event.title}`;
 }
@@ -61,7 +69,7 @@ function textEvent(event: DigestEventItem): string[] {
     `- ${eventLine(event)}`,
     `  ${event.summary}`,
     `  ${TYPE_LABEL[event.event_type] ?? event.event_type} · confidence ${Math.round(event.confidence_score * 100)}% · ${utcLabel(event.detected_at)}`,
-    `  Event: ${event.url}`,
+    `  Event: ${personLink(event)}`,
     `  Source: ${event.source_url}`,
   ];
 }
@@ -102,7 +110,7 @@ function htmlEvent(event: DigestEventItem): string {
   const meta = `${TYPE_LABEL[event.event_type] ?? event.event_type} · confidence ${Math.round(event.confidence_score * 100)}% · ${utcLabel(event.detected_at)}`;
   return `<tr><td style="padding:10px 0;border-top:1px solid #d0d7de">
 <div style="font-size:12px;color:${colour};font-weight:600">${escapeHtml(SEVERITY_LABEL[event.severity])}</div>
-<div style="font-size:15px;font-weight:600;margin:2px 0"><a href="${escapeHtml(event.url)}" style="color:#0969da;text-decoration:none">${escapeHtml(event.title)}</a></div>
+<div style="font-size:15px;font-weight:600;margin:2px 0"><a href="${escapeHtml(personLink(event))}" style="color:#0969da;text-decoration:none">${escapeHtml(event.title)}</a></div>
 <div style="font-size:14px;color:#1f2328">${escapeHtml(event.summary)}</div>
 <div style="font-size:12px;color:#57606a;margin-top:4px">${escapeHtml(meta)} · <a href="${escapeHtml(event.source_url)}" style="color:#57606a">source</a></div>
 </td></tr>`;

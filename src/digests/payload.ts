@@ -8,7 +8,7 @@
  * critical events highlighted.
  */
 import type { components } from "../../generated/api-types.js";
-import { eventLink } from "../alerts/messages.js";
+import { eventAppLink, eventLink } from "../alerts/messages.js";
 import { ruleMatches, type MatchableRule } from "../alerts/match.js";
 import { eventSourceUrl } from "../db/sql.js";
 import type { WorkspaceScope } from "../db/tenancy.js";
@@ -38,6 +38,8 @@ export interface DigestEventItem {
   source_url: string;
   /** Where the event lives in the API (`${PUBLIC_BASE_URL}/events/<id>`). */
   url: string;
+  /** Where a person reads it: the event's page in the web app (`${PUBLIC_BASE_URL}/app/events/<id>`). */
+  app_url?: string;
 }
 
 export interface DigestSection {
@@ -188,6 +190,7 @@ function digestItem(e: EventRow, publicBaseUrl: string): DigestEventItem {
     detected_at: new Date(e.detected_at).toISOString(),
     source_url: e.source_url,
     url: eventLink(publicBaseUrl, e.id),
+    app_url: eventAppLink(publicBaseUrl, e.id),
   };
 }
 

@@ -141,9 +141,9 @@ describe("immediate alerts", () => {
       expect(mail.text_body).toContain("Impact: Prospects comparing on price now see a $10/month gap.");
       expect(mail.text_body).toContain("Confidence: 85% (Read from the plan cards of the pricing page.)");
       expect(mail.text_body).toContain("Source: https://acme.com/pricing");
-      expect(mail.text_body).toContain(`Open the event: ${PUBLIC_BASE_URL}/events/${id}`);
+      expect(mail.text_body).toContain(`Open the event: ${PUBLIC_BASE_URL}/app/events/${id}`);
       expect(mail.text_body).toContain(`"${rule.name}"`);
-      expect(mail.html_body).toContain(`href="${PUBLIC_BASE_URL}/events/${id}"`);
+      expect(mail.html_body).toContain(`href="${PUBLIC_BASE_URL}/app/events/${id}"`);
     }
     // The email-send worker reports back: each email row is `sent` once the transport took the mail.
     await waitFor(async () => {
@@ -162,7 +162,7 @@ describe("immediate alerts", () => {
     expect(request!.path).toBe(t.slack.hookPath);
     expect(request!.headers["content-type"]).toBe("application/json");
     expect(request!.body.text).toBe("[High] Acme raised Pro from $49 to $59/month");
-    expect(request!.body.blocks[0].text.text).toContain(`<${PUBLIC_BASE_URL}/events/${id}|`);
+    expect(request!.body.blocks[0].text.text).toContain(`<${PUBLIC_BASE_URL}/app/events/${id}|`);
     expect(await jobsFor(id)).toEqual({ emails: 2, slack: 1 });
   });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { alertEmail, alertSubject, eventLink, slackMessage, type AlertEvent } from "../../src/alerts/messages.js";
+import {
+  alertEmail,
+  alertSubject,
+  eventAppLink,
+  eventLink,
+  slackMessage,
+  type AlertEvent,
+} from "../../src/alerts/messages.js";
 
 const event: AlertEvent = {
   id: "0b6f5c1e-9d7a-4a51-8f0e-3c2b1a0d9e8f",
@@ -15,11 +22,13 @@ const event: AlertEvent = {
 };
 const reason = { workspace_name: "Northwind", rule_names: ["High+ pricing changes — Acme"] };
 const base = "https://app.rivalscope.test";
-const link = "https://app.rivalscope.test/events/0b6f5c1e-9d7a-4a51-8f0e-3c2b1a0d9e8f";
+// People land on the event's page in the web app (src/alerts/messages.ts eventAppLink).
+const link = "https://app.rivalscope.test/app/events/0b6f5c1e-9d7a-4a51-8f0e-3c2b1a0d9e8f";
 
 describe("alert messages", () => {
-  it("link to the event under PUBLIC_BASE_URL", () => {
-    expect(eventLink(`${base}/`, event.id)).toBe(link);
+  it("link people to the event's page in the app, and keep the API's URL for machines", () => {
+    expect(eventAppLink(`${base}/`, event.id)).toBe(link);
+    expect(eventLink(`${base}/`, event.id)).toBe(link.replace("/app/events/", "/events/"));
   });
 
   it("put the severity before the title in the subject", () => {

@@ -30,6 +30,8 @@ POST /auth/login 200
 GET /auth/me 200
 POST /auth/forgot-password 200
 POST /auth/reset-password 200
+POST /auth/session 204
+DELETE /auth/session 204
 POST /chat 200
 GET /competitors 200
 POST /competitors 201
@@ -37,6 +39,7 @@ GET /competitors/{competitor_id} 200
 PATCH /competitors/{competitor_id} 200
 DELETE /competitors/{competitor_id} 204
 GET /competitors/{competitor_id}/sources 200
+GET /competitors/{competitor_id}/pricing-history 200
 POST /competitors/{competitor_id}/sources 201
 POST /competitors/{competitor_id}/discover-sources 200
 POST /competitors/{competitor_id}/profile 200
@@ -119,6 +122,8 @@ const PUBLIC = new Set([
   "POST /auth/login",
   "POST /auth/forgot-password",
   "POST /auth/reset-password",
+  "POST /auth/session",
+  "DELETE /auth/session",
   "GET /pricing/plans",
   "GET /stats/feed",
   "GET /stats/hero",
@@ -133,8 +138,8 @@ const PUBLIC = new Set([
 const document = JSON.parse(readFileSync("generated/openapi.json", "utf8"));
 
 describe("the contract", () => {
-  it("lists the 89 operations of the product's interface", () => {
-    expect(SPECIFIED).toHaveLength(89);
+  it("lists the 92 operations of the product's interface", () => {
+    expect(SPECIFIED).toHaveLength(92);
   });
 
   it.each(SPECIFIED)("has $method $path answering $status", ({ method, path, status }) => {
@@ -145,12 +150,12 @@ describe("the contract", () => {
     expect(operation.description ?? operation.summary, "every operation is documented").toBeTruthy();
   });
 
-  it("requires the bearer token everywhere except the public operations", () => {
+  it("requires the bearer token (or the web app's session cookie) everywhere except the public operations", () => {
     for (const { method, path } of contractOperations()) {
       const security = document.paths[path][method].security ?? document.security;
       const key = `${method.toUpperCase()} ${path}`;
       if (PUBLIC.has(key)) expect(security, key).toEqual([]);
-      else expect(security, key).toEqual([{ BearerAuth: [] }]);
+      else expect(security, key).toEqual([{ BearerAuth: [] }, { SessionCookie: [] }]);
     }
   });
 

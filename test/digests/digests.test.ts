@@ -110,6 +110,7 @@ describe("POST /digests", () => {
       severity: "critical",
       title: "Globex launched an AI assistant",
       url: `${PUBLIC_BASE_URL}/events/${product.id}`,
+      app_url: `${PUBLIC_BASE_URL}/app/events/${product.id}`,
       source_url: "https://globex.com",
     });
     // The default rule (daily, medium+) picks the highlights: critical and high, not low.
@@ -180,8 +181,8 @@ describe("POST /digests/{id}/send", () => {
     const mail = mails.find((m) => m.to_address === owner.email)!;
     expect(mail.subject).toBe("Daily digest for Northwind: 3 changes from 2 competitors in the last 24 hours");
     expect(mail.text_body).toContain("Globex launched an AI assistant");
-    expect(mail.text_body).toMatch(new RegExp(`Event: ${PUBLIC_BASE_URL}/events/[0-9a-f-]{36}`));
-    expect(mail.html_body).toContain('<a href="https://app.rivalscope.test/events/');
+    expect(mail.text_body).toMatch(new RegExp(`Event: ${PUBLIC_BASE_URL}/app/events/[0-9a-f-]{36}`));
+    expect(mail.html_body).toContain('<a href="https://app.rivalscope.test/app/events/');
     expect(mail.headers["List-Unsubscribe-Post"]).toBe("List-Unsubscribe=One-Click");
     const unsubscribe = /^<(.+)>$/.exec(mail.headers["List-Unsubscribe"])![1]!;
     expect(unsubscribe.startsWith(`${PUBLIC_BASE_URL}/unsubscribe?token=`)).toBe(true);
