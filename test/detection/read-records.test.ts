@@ -227,7 +227,7 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
-  it("never reads a list of labelled prices as one plan with every price of the list", () => {
+  it("reads a list of prices named in bold line by line, never as one plan with every price of the list", () => {
     const { pricing } = read(
       `<h2>Plan pricing</h2><ul><li><strong>Hobby</strong>: $5 / mo, including $5 of usage</li>` +
         `<li><strong>Pro</strong>: $20 / seat / mo</li></ul>` +
@@ -237,6 +237,13 @@ describe("records from the page's own repetition", () => {
     expect(byName.get("Hobby")).toEqual([5]);
     expect(byName.get("Pro")).toEqual([20]);
     expect(byName.get("RAM")).toEqual([10]);
+    // Each line names its own price in bold: a plan, or a meter when priced per unit.
+    expect(pricing.filter((plan) => plan.origin === "card").map(({ name, kind }) => [name, kind ?? "plan"])).toEqual([
+      ["Hobby", "plan"],
+      ["Pro", "plan"],
+      ["RAM", "usage"],
+      ["CPU", "usage"],
+    ]);
   });
 
   it("names a table row by its first cell whatever wraps the text, without footnote marks or status notes", () => {

@@ -263,6 +263,12 @@ function recordSet(
       // above its priced feature list), not after them (a section's footnote below its cards).
       if (holdsRecord[index.at(el)] && !ownPriceFirst(index, el, first, holdsRecord)) continue;
       const candidates = nameCandidates(index, el, index.at(first.el), holdsPrice);
+      // A line that names its price in bold before it ("<li><strong>Hobby</strong>: $5 / mo</li>"): the bold words.
+      const lead = candidates.length === 0 && !first.soft ? boldLead(first) : null;
+      if (lead) {
+        named.push({ el, marks: [first], candidates: [{ el: lead.el, name: lead.name, score: 0, slot: "lead" }] });
+        continue;
+      }
       // A block whose only price is its heading "Free" (or "Enterprise: contact us" as one heading) names itself by it.
       if (candidates.length === 0 && first.soft && isHeading(first.el)) {
         const name = nameText(first.el);
@@ -390,6 +396,17 @@ function priceLead(text: string): string | null {
     .replace(/[\s:：–—|-]+$/, "")
     .trim();
   return plausibleName(lead) ? lead : null;
+}
+
+/** The bold words a price's own element opens with, when they are the words before its price and can name it. */
+function boldLead(mark: PriceMark): { el: Element; name: string } | null {
+  const opening = mark.el.children.find(
+    (child) => isElement(child) || (child.type === "text" && (child as { data: string }).data.trim() !== ""),
+  );
+  if (!opening || !isElement(opening) || !/^(?:strong|b)$/.test(tagName(opening))) return null;
+  const name = nameText(opening);
+  const lead = (mark.lead ?? priceLead(mark.text))?.replace(/[\s:：–—|-]+$/, "");
+  return lead === name && plausibleName(name) ? { el: opening, name } : null;
 }
 
 /** Marks whose first one is labelled on its line, followed by prices under other labels: lines of a list. */
