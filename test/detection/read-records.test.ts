@@ -212,6 +212,36 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads plans named at the head of a comparison grid and priced in the monthly and yearly panes below it", () => {
+    const head = (name: string, seats: number, addon: string) =>
+      `<div class="col"><div class="head line"><strong>${name}</strong><br>cloud</div><div class="line">${seats}</div>` +
+      `<div class="line">Unlimited</div><div class="line"><span title="Additional charge">${addon}</span></div></div>`;
+    const pane = (id: string, prices: string[], period: string) =>
+      `<div id="${id}" class="tab">${prices.map((price) => `<div class="col"><div class="line price"><strong>${price}</strong> ${period}</div><div class="line"><a class="button">Buy now</a></div></div>`).join("")}</div>`;
+    const { pricing } = read(
+      `<div class="table"><div class="left"><div class="col"><div class="line">Translators</div><div class="line">Projects</div>` +
+        `<div class="line">Dedicated instance</div></div></div><div class="right">${head("Basic", 5, "€ 100")}${head("Medium", 15, "€ 100")}` +
+        `<div class="tabs">${pane("monthly", ["€ 19", "€ 49"], "Monthly")}${pane("yearly", ["€ 199", "€ 499"], "Yearly")}</div></div></div>`,
+    );
+    expect(pricing.map(({ name, kind, amount }) => ({ name, kind: kind ?? "plan", amount }))).toEqual([
+      { name: "Dedicated instance (Basic)", kind: "addon", amount: 100 },
+      { name: "Dedicated instance (Medium)", kind: "addon", amount: 100 },
+      { name: "Basic", kind: "plan", amount: 19 },
+      { name: "Medium", kind: "plan", amount: 49 },
+    ]);
+    expect(pricing.find((plan) => plan.name === "Medium")!.prices!.map((option) => option.amount)).toEqual([49, 499]);
+  });
+
+  it("takes 'Free' opening a sentence for a price, not for the name of a list of prices", () => {
+    const { pricing } = read(
+      `<p>CodePush is priced as follows:</p><ul><li><strong>Free</strong> for annual plans and Enterprise customers.</li>` +
+        `<li><strong>$99/month per team</strong> for pay-as-you-go customers.</li><li><strong>$6k/year</strong> for a standalone instance.</li></ul>` +
+        `<h2>Builds</h2><ul><li>Linux</li><li>macOS</li></ul>`,
+    );
+    expect(pricing.filter(isPlanRecord)).toEqual([]);
+    expect(pricing.map((plan) => plan.amount)).toEqual([99, 6000]);
+  });
+
   it("reads an offer priced only by 'Contact us' in a block of its own beside the plans, not a note below them", () => {
     const card = (name: string, price: number) =>
       `<div class="product"><h2>${name}</h2><h3>$${price} per month</h3><ul><li>5 users</li></ul><a class="btn">Buy</a></div>`;
@@ -278,6 +308,22 @@ describe("a price change is never silent", () => {
       is_inferred: true,
     });
     expect(event!.confidence_reasoning).toMatch(/could not be tied to a named plan/);
+  });
+
+  it("reports a price whose sentence was reworded as that price changed, with the other price in the sentence", () => {
+    const plans = `<div class="plans"><div><h3>Starter</h3><p>$5/month</p></div><div><h3>Team</h3><p>$15/month</p></div></div>`;
+    const hosts = (sentence: string) => `${plans}<h2>Dedicated hosts</h2><p>${sentence}</p>`;
+    const before = hosts(
+      "Dedicated M2 or Intel hosts are available for $449/month, paid annually comes to <strong>$4,310/year</strong>.",
+    );
+    const after = hosts(
+      "Dedicated <strong>M2</strong> hosts are available for $830/month, paid annually comes to <strong>$7,968/year</strong>.",
+    );
+    const hostsRecord = read(before).pricing.find((plan) => plan.origin === "context")!;
+    expect(priceOptionsOf(hostsRecord)).toEqual([449, 4310]);
+    expect(pricingEvents(events(before, after)).map((event) => event.title)).toEqual([
+      'Acme raised the price "Dedicated M2 hosts are available" under "Dedicated hosts" from $449 to $830/month',
+    ]);
   });
 
   it("reports a usage price that appears in a sentence below the plans", () => {

@@ -201,10 +201,11 @@ const contextGroup = (key: string): string => key.replace(/ \(\d+\)$/, "");
  * context price whose amount changed is reported whatever else the page names.
  */
 function settleContextChanges(
-  changes: RecordChange<PricingPlan>[],
+  all: RecordChange<PricingPlan>[],
   before: PricingPlan[],
   after: PricingPlan[],
 ): RecordChange<PricingPlan>[] {
+  const changes = pairReworded(all);
   const prices = (plans: PricingPlan[], group: string) =>
     plans
       .filter((plan) => plan.origin === "context" && contextGroup(plan.key) === group)
@@ -227,6 +228,53 @@ function settleContextChanges(
     }
     return !(bothNamed && (change.kind === "added" || change.kind === "removed") && !offerLine(record));
   });
+}
+
+/** The section part of a context record's key: `context:<section>|`; empty when no heading stands above it. */
+const contextSection = (key: string): string =>
+  key.startsWith("context:") && !key.startsWith("context:|") ? key.slice(0, key.indexOf("|") + 1) : "";
+
+/**
+ * A price by its context that went away while another came under the same section heading, at other prices, is that
+ * price changed with its sentence reworded ("Dedicated M2 or Intel hosts are available for $449/month" becoming
+ * "Dedicated M2 hosts are available for $830/month"): paired in page order, they are one change, never two mentions.
+ */
+function pairReworded(changes: RecordChange<PricingPlan>[]): RecordChange<PricingPlan>[] {
+  const added = changes.filter((change) => change.kind === "added" && contextSection(change.key) !== "");
+  if (added.length === 0) return changes;
+  const paired = new Map<RecordChange<PricingPlan>, RecordChange<PricingPlan>>();
+  const taken = new Set<RecordChange<PricingPlan>>();
+  for (const removal of changes) {
+    if (removal.kind !== "removed" || contextSection(removal.key) === "") continue;
+    const match = added.find(
+      (addition) =>
+        !taken.has(addition) &&
+        contextSection(addition.key) === contextSection(removal.key) &&
+        !samePriceList(removal.before!, addition.after!),
+    );
+    if (match) {
+      paired.set(removal, match);
+      taken.add(match);
+    }
+  }
+  if (paired.size === 0) return changes;
+  const out: RecordChange<PricingPlan>[] = [];
+  for (const change of changes) {
+    if (taken.has(change)) continue;
+    const addition = paired.get(change);
+    out.push(
+      addition
+        ? {
+            kind: "changed",
+            key: addition.key,
+            before: change.before,
+            after: addition.after,
+            fields: change.before!.amount === addition.after!.amount ? ["prices"] : ["amount"],
+          }
+        : change,
+    );
+  }
+  return out.sort((a, b) => compareKeys(a.key, b.key));
 }
 
 /**

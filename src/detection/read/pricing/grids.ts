@@ -258,58 +258,223 @@ function ancestor(el: Element, test: (el: Element) => boolean, levels: number): 
 }
 
 /**
- * Prices inside a plan's column whose row names stand in a column of labels beside it: a comparison grid built of
- * `div` columns, one per plan, and a first column of row labels ("Additional user per month"), the k-th price line of
- * a plan's list answering the k-th label. Each is a record of its own named `<label> (<plan>)`: the add-on as that plan
- * sells it. `columnOf` names the plan a mark belongs to (the record read around it).
+ * Row labels of grids built of `div` columns: one column per plan, and a column of labels beside them ("Source
+ * strings", "Additional user per month"), the k-th line of a plan's column answering the k-th label (counted from the
+ * bottom when the plan's column has a head line the labels lack). The label column holds no price, stands before the
+ * plan's column or before one of its containers a few levels up, and holds a list of as many lines.
+ */
+export class ColumnLabels {
+  private readonly positions: number[];
+  private readonly columnsOf = new Map<string, { at: number; lines: Element[] }[]>();
+
+  constructor(
+    private readonly index: ElementIndex,
+    marks: PriceMark[],
+  ) {
+    this.positions = marks.map((mark) => index.at(mark.el)).sort((a, b) => a - b);
+  }
+
+  /** The label of the line `mark` stands on inside `column`, or null when no label column answers it. */
+  labelOf(column: Element, mark: PriceMark): string | null {
+    // The mark's line: the child of a list-like block (three or more children of one tag), at most the column itself.
+    let line: Element = mark.el;
+    let list: Element | null = parentElement(line);
+    for (let level = 0; list && level < 5; level++) {
+      const cells = list.children.filter(isElement);
+      if (cells.length >= 3 && cells.every((cell) => tagName(cell) === tagName(line))) break;
+      if (list === column) return null;
+      line = list;
+      list = parentElement(list);
+    }
+    if (!list || !this.index.contains(column, list)) return null;
+    const cells = list.children.filter(isElement);
+    const k = cells.indexOf(line);
+    for (let el: Element | null = column, level = 0; el && level < 3; el = parentElement(el), level++) {
+      const parent = parentElement(el);
+      if (!parent) break;
+      // The nearest label column before this level's block.
+      const at = this.index.at(el);
+      const labels = this.labelColumns(parent, tagName(line))
+        .filter((candidate) => candidate.at < at)
+        .pop()?.lines;
+      if (!labels) continue;
+      const offset = cells.length - labels.length;
+      if (offset !== 0 && offset !== 1) continue;
+      const cell = labels[k - offset];
+      const text = cell ? nameText(cell) : "";
+      return plausibleName(text) ? text : null;
+    }
+    return null;
+  }
+
+  /** The children of `parent` that are label columns of `tag` lines, with their positions: looked up once per parent. */
+  private labelColumns(parent: Element, tag: string): { at: number; lines: Element[] }[] {
+    const key = `${this.index.at(parent)}|${tag}`;
+    let found = this.columnsOf.get(key);
+    if (!found) {
+      found = [];
+      for (const child of parent.children) {
+        if (!isElement(child)) continue;
+        const lines = this.labelList(child, tag);
+        if (lines) found.push({ at: this.index.at(child), lines });
+      }
+      this.columnsOf.set(key, found);
+    }
+    return found;
+  }
+
+  /** The lines of a label column: a list of three or more `tag` lines, holding no price, inside `el`. */
+  private labelList(el: Element, tag: string): Element[] | null {
+    if (this.holdsMark(el) || this.index.sizeInside(el) > 2000) return null;
+    for (const candidate of [el, ...this.index.inside(el)]) {
+      const lines = candidate.children.filter(isElement);
+      if (lines.length >= 3 && lines.every((line) => tagName(line) === tag)) return lines;
+    }
+    return null;
+  }
+
+  private holdsMark(el: Element): boolean {
+    const start = this.index.at(el);
+    const end = start + this.index.sizeInside(el);
+    let lo = 0;
+    let hi = this.positions.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.positions[mid]! < start) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.positions.length && this.positions[lo]! <= end;
+  }
+}
+
+/**
+ * Prices inside a plan's column on lines a label column names (ColumnLabels): each is a record of its own named
+ * `<label> (<plan>)`, the add-on as that plan sells it. `columnOf` names the plan a mark belongs to (the record read
+ * around it).
  */
 export function findColumnLabels(
-  index: ElementIndex,
+  labels: ColumnLabels,
   marks: PriceMark[],
   claimed: Set<PriceMark>,
   columnOf: (mark: PriceMark) => { name: string; el: Element } | null,
 ): GridRecord[] {
   const out: GridRecord[] = [];
-  const markPositions = marks.map((mark) => index.at(mark.el)).sort((a, b) => a - b);
-  const holdsMark = (el: Element): boolean => {
-    const start = index.at(el);
-    const end = start + index.sizeInside(el);
-    return markPositions.some((at) => at >= start && at <= end);
-  };
   for (const mark of marks) {
     if (claimed.has(mark) || mark.soft || mark.prose) continue;
     const plan = columnOf(mark);
-    if (!plan) continue;
-    // The mark's line: the child of a list-like block (three or more children of one tag) inside the plan's column.
-    let line: Element = mark.el;
-    let list: Element | null = parentElement(line);
-    for (let level = 0; list && list !== plan.el && level < 4; level++) {
-      const cells = list.children.filter(isElement);
-      if (cells.length >= 3 && cells.every((cell) => tagName(cell) === tagName(line))) break;
-      line = list;
-      list = parentElement(list);
-    }
-    if (!list || list === plan.el) continue;
-    const cells = list.children.filter(isElement);
-    const k = cells.indexOf(line);
-    const grid = parentElement(plan.el);
-    if (!grid || k < 0) continue;
-    // A sibling column without prices holding a list of as many lines: the labels.
-    let label: string | null = null;
-    for (const column of grid.children.filter(isElement)) {
-      if (column === plan.el || holdsMark(column)) continue;
-      const labels = index
-        .inside(column)
-        .find((el) => tagName(el) === tagName(list!) && el.children.filter(isElement).length === cells.length);
-      const cell = labels?.children.filter(isElement)[k];
-      const text = cell ? nameText(cell) : "";
-      if (cell && plausibleName(text)) {
-        label = text;
+    const label = plan && labels.labelOf(plan.el, mark);
+    if (!plan || !label) continue;
+    out.push({ name: `${label} (${plan.name})`, nameEl: mark.el, table: plan.el, marks: [mark], rowLabels: [label] });
+  }
+  return out;
+}
+
+/** An element's tag and classes: what a template repeats for every record or column it renders. */
+export function shapeOf(el: Element): string {
+  const classes = (el.attribs.class ?? "").split(/\s+/).filter(Boolean).sort();
+  return `${tagName(el)}.${classes.join(".")}`;
+}
+
+/** How far above a price its column may start, and how far above a column the grid of names may stand. */
+const SPLIT_LEVELS = 4;
+
+/**
+ * Plans whose names head the columns of one grid and whose prices stand in the columns of another below it: a feature
+ * comparison whose column heads are the plans, then a monthly and a yearly pane of prices with their "Buy now"
+ * buttons. The k-th nameless price column belongs to the k-th named column: both grids have as many columns, of one
+ * tag and class, and the grid of names stands before the prices, beside one of their containers a few levels up.
+ */
+export function findSplitColumns(index: ElementIndex, marks: PriceMark[], claimed: Set<PriceMark>): GridRecord[] {
+  const namesOf = new Map<Element, (Element | null)[] | null>();
+  const byColumn = new Map<Element, GridRecord>();
+  for (const mark of marks) {
+    if (claimed.has(mark) || mark.prose) continue;
+    // The mark's column: the nearest ancestor with siblings of its own shape.
+    let column: Element | null = null;
+    let pane: Element | null = null;
+    for (let el: Element | null = mark.el, level = 0; el && level < SPLIT_LEVELS; el = parentElement(el), level++) {
+      const parent = parentElement(el);
+      if (!parent) break;
+      const shape = shapeOf(el);
+      if (parent.children.filter((child) => isElement(child) && shapeOf(child) === shape).length >= 2) {
+        column = el;
+        pane = parent;
         break;
       }
     }
-    if (label === null) continue;
-    out.push({ name: `${label} (${plan.name})`, nameEl: line, table: grid, marks: [mark], rowLabels: [label] });
+    if (!column || !pane) continue;
+    if (!namesOf.has(pane))
+      namesOf.set(
+        pane,
+        pricedPane(pane, shapeOf(column), marks, claimed) ? columnNames(index, pane, shapeOf(column)) : null,
+      );
+    const names = namesOf.get(pane);
+    if (!names) continue;
+    const columns = pane.children.filter(
+      (child): child is Element => isElement(child) && shapeOf(child) === shapeOf(column!),
+    );
+    const nameEl = names[columns.indexOf(column)];
+    if (!nameEl) continue;
+    const record = byColumn.get(column);
+    if (record) record.marks.push(mark);
+    else byColumn.set(column, { name: nameText(nameEl), nameEl, table: pane, marks: [mark], rowLabels: [""] });
   }
-  return out;
+  for (const record of byColumn.values()) record.rowLabels = record.marks.map(() => "");
+  return [...byColumn.values()];
+}
+
+/**
+ * The names heading the columns of a grid that stands before `pane`, with as many columns of the pane's column shape
+ * (null for a column without one); null when there is none. A column's name is the first line of its head.
+ */
+function columnNames(index: ElementIndex, pane: Element, shape: string): (Element | null)[] | null {
+  const count = pane.children.filter((child) => isElement(child) && shapeOf(child) === shape).length;
+  // Columns that hold names only: a pane's own columns name nothing (their first line is a price).
+  const namesIn = (grid: Element): (Element | null)[] | null => {
+    const columns = grid.children.filter((child): child is Element => isElement(child) && shapeOf(child) === shape);
+    if (columns.length !== count) return null;
+    const names = columns.map(headName);
+    return names.filter(Boolean).length >= Math.max(2, count - 1) ? names : null;
+  };
+  for (let el: Element | null = pane, level = 0; el && level < SPLIT_LEVELS; el = parentElement(el), level++) {
+    // The grid of names around the panes (its columns, then the panes, in one container)…
+    const around = parentElement(el);
+    const names = around && around !== pane ? namesIn(around) : null;
+    if (names) return names;
+    // …or before them.
+    let steps = 0;
+    for (let sibling = el.prev; sibling && steps < 3; sibling = sibling.prev) {
+      if (!isElement(sibling)) continue;
+      steps++;
+      if (index.sizeInside(sibling) > 5000) continue;
+      for (const grid of [sibling, ...index.inside(sibling)]) {
+        const found = namesIn(grid);
+        if (found) return found;
+      }
+    }
+  }
+  return null;
+}
+
+/** Every column of a pane (but one) states a price no other reader took: a pane of prices, not a plan's lines. */
+function pricedPane(pane: Element, shape: string, marks: PriceMark[], claimed: Set<PriceMark>): boolean {
+  const columns = pane.children.filter((child): child is Element => isElement(child) && shapeOf(child) === shape);
+  const priced = new Set<Element>();
+  for (const mark of marks) {
+    if (claimed.has(mark)) continue;
+    for (let el: AnyNode | null = mark.el; el && el !== pane; el = el.parent) {
+      if (el.parent === pane && isElement(el)) priced.add(el);
+    }
+  }
+  return columns.filter((column) => priced.has(column)).length >= Math.max(2, columns.length - 1);
+}
+
+/** A column's head: its first line with text, when that line can name a plan and states no price. */
+function headName(column: Element): Element | null {
+  const first = column.children.find(
+    (child): child is Element => isElement(child) && collapse(textContent(child)) !== "",
+  );
+  if (!first) return null;
+  const name = nameText(first);
+  return plausibleName(name) ? first : null;
 }

@@ -30,10 +30,10 @@ import { ElementIndex } from "../../parse/tree.js";
 import type { JsonLd } from "../jsonld.js";
 import { maskVolatile } from "../../parse/mask.js";
 import { afterLabel, contextRecords } from "./context.js";
-import { findColumnLabels, findGridRecords } from "./grids.js";
+import { ColumnLabels, findColumnLabels, findGridRecords, findSplitColumns } from "./grids.js";
 import { findMarks, type PriceMark } from "./marks.js";
 import { detectBilling, detectPeriod, firstPriceIndex, parsePrice, usageUnit } from "./money.js";
-import { nameText } from "./names.js";
+import { nameText, priceRowLabel } from "./names.js";
 import { pricingFromStructuredData } from "./offers.js";
 import { makePlan, planKey, priceOptions } from "./plan.js";
 import { contactRecords, findRecords } from "./records.js";
@@ -410,6 +410,7 @@ export function extractPricing(
 
   fromGrids("tables");
   const records: { name: string; el: Element }[] = [];
+  const columnLabels = new ColumnLabels(index, marks);
   safely(() => {
     // Records are sets of blocks with a price element of their own; running text is not one (see below).
     // The records being read around the current one, outermost first (they come in page order, a card before the
@@ -420,9 +421,19 @@ export function extractPricing(
       marks.filter((mark) => !mark.prose),
       claimed,
     )) {
-      const own = ownPriceMarks(record.el, record.marks);
+      // A price on a line a label column names ("Dedicated instance | € 100") is an add-on the plan sells, not its
+      // own price, unless the label says it is the price ("Monthly price").
+      const candidates = ownPriceMarks(record.el, record.marks);
+      const own = candidates.filter((mark) => {
+        const label = mark.soft ? null : columnLabels.labelOf(record.el, mark);
+        return label === null || priceRowLabel(label);
+      });
       const priced = pricesOf(index, record.el, own);
-      if (!priced) continue;
+      if (!priced) {
+        // A plan's column that states only add-on prices still names them (below); its own price is elsewhere.
+        if (own.length < candidates.length) records.push({ name: record.name, el: record.el });
+        continue;
+      }
       // The prices it did not take (a sentence in its feature list) stay for the context reader: never silent.
       own.forEach((mark) => claimed.add(mark));
       record.marks.filter((mark) => mark.soft).forEach((mark) => claimed.add(mark));
@@ -464,11 +475,28 @@ export function extractPricing(
       records.push({ name: record.name, el: record.el });
     }
   }, undefined);
+  // Plans named at the head of one grid and priced in the columns of another below it.
+  safely(() => {
+    for (const grid of findSplitColumns(index, marks, claimed)) {
+      const priced = pricesOf(index, null, grid.marks, grid.rowLabels);
+      if (!priced) continue;
+      grid.marks.forEach((mark) => claimed.add(mark));
+      const section = sectionHeading(headings, index, grid.table, grid.nameEl);
+      const kind = kindOf(
+        index,
+        grid.name,
+        grid.marks.find((mark) => !mark.soft),
+        grid.table,
+        section,
+      );
+      readings.add(planFrom(grid.name, priced, "table", [], kind), section, index.at(grid.marks[0]!.el));
+    }
+  }, undefined);
   fromGrids("rows");
   // Prices a plan's column states on lines labelled in a column beside it (an add-on as that plan sells it).
   safely(() => {
     const columnOf = (mark: PriceMark) => records.find((record) => index.contains(record.el, mark.el)) ?? null;
-    for (const grid of findColumnLabels(index, marks, claimed, columnOf)) {
+    for (const grid of findColumnLabels(columnLabels, marks, claimed, columnOf)) {
       const priced = pricesOf(index, null, grid.marks, grid.rowLabels);
       if (!priced) continue;
       grid.marks.forEach((mark) => claimed.add(mark));
@@ -486,7 +514,16 @@ export function extractPricing(
     const shown = new Set<string>();
     const priceId = (section: string | null, label: string | null, option: PriceOption) =>
       `${section ?? ""}|${label ?? ""}|${option.amount}|${option.currency}|${option.period}`;
+    // The last context record read, to take in a price stated inside its own sentence.
+    let sentence: { el: Element; plan: PricingPlan } | null = null;
     for (const found of contextRecords(index, marks, claimed)) {
+      // A price in bold inside a sentence that states one already ("available for $449/month, paid annually comes to
+      // <strong>$4,310/year</strong>") is another price of the same offer.
+      if (sentence && found.label === null && index.contains(sentence.el, found.mark.el)) {
+        const priced = pricesOf(index, null, [found.mark]);
+        if (priced) sentence.plan.prices = [...priceOptions(sentence.plan), ...priced.options];
+        continue;
+      }
       // The same price shown again where it was read before (a mobile copy of a table, a sticky header): one record.
       const first = found.mark.options[0]!;
       if (readings.shows(found.section, first)) continue;
@@ -513,6 +550,7 @@ export function extractPricing(
       if (!plans.has(plan.key)) {
         plans.set(plan.key, plan);
         readings.positions.set(plan.key, index.at(found.mark.el));
+        sentence = { el: found.mark.el, plan };
       }
     }
   }, undefined);

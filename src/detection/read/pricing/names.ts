@@ -171,6 +171,16 @@ function hasOwnText(el: Element): boolean {
 
 const MAX_SCANNED = 80;
 
+const FREE_NAME_RE = /^(?:free|gratis)$/i;
+const INLINE_TAGS = new Set(["strong", "b", "em", "i", "span", "a", "small", "mark", "u"]);
+
+/** Nothing but `name` on the line `el` stands on (its nearest block ancestor). */
+function aloneOnLine(index: ElementIndex, el: Element, name: string): boolean {
+  let block: Element = el;
+  while (INLINE_TAGS.has(tagName(block)) && block.parent && isElement(block.parent)) block = block.parent;
+  return index.visibleChars(block) <= name.replace(/\s/g, "").length + 2;
+}
+
 /**
  * Name candidates of a record, best first: elements inside `record` before position `before` (its first price)
  * holding no price themselves. When nothing before the price can name it, a heading or name-classed element after it
@@ -195,6 +205,9 @@ export function nameCandidates(
     // A candidate inside a candidate that already named itself (`<h3><span>Pro</span></h3>`): the outer one stands.
     if (out.some((c) => index.contains(c.el, el) && c.name === collapse(nameText(el)))) return;
     const name = nameText(el);
+    // "Free" names a plan standing on its own line (a heading over "$0"), not opening a sentence ("<strong>Free</strong>
+    // for annual plans and Enterprise customers"): there it is a price.
+    if (FREE_NAME_RE.test(name) && !aloneOnLine(index, el, name)) return;
     if (!plausibleName(name, { heading: isHeading(el) })) {
       if (BILLING_WORDS_RE.test(name)) optionLabel = Math.max(optionLabel, prominence(el, order, name));
       return;

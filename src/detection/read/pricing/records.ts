@@ -12,6 +12,7 @@
 import { isElement, isHeading, tagName, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import type { PriceMark } from "./marks.js";
+import { shapeOf } from "./grids.js";
 import { firstPriceIndex } from "./money.js";
 import { nameCandidates, nameText, plausibleName, type NameCandidate } from "./names.js";
 
@@ -155,12 +156,6 @@ function inSentence(el: Element): boolean {
     if (siblings.some(isElement)) return false;
   }
   return false;
-}
-
-/** An element's tag and classes: what a template repeats for every record it renders. */
-function shapeOf(el: Element): string {
-  const classes = (el.attribs.class ?? "").split(/\s+/).filter(Boolean).sort();
-  return `${tagName(el)}.${classes.join(".")}`;
 }
 
 /** How far above a price its record's name and price meet (a card's title and price share a parent or two). */
