@@ -64,8 +64,13 @@ export interface HistoryManifest {
   licence: string;
   /** The live page this history is of. */
   url: string;
-  /** `develop`: used while building the engine; `holdout`: set aside, read only at the end. */
-  set: "develop" | "holdout";
+  /**
+   * `develop`: used while building the engine. `holdout`: set aside and read once at the end of a piece of work; its
+   * failures were then studied and fixed, so it no longer measures pages nobody tuned on
+   * (docs/real-pages.md#how-detection-is-measured). `holdout-2`: set aside after that, labelled by someone who never
+   * ran the engine on it.
+   */
+  set: "develop" | "holdout" | "holdout-2";
   /** How the page states its prices (cards, a comparison table, prose, Markdown table, a monthly/yearly pair…). */
   layout: string;
   render?: RenderOptions;
