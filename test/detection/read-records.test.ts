@@ -326,6 +326,26 @@ describe("a price change is never silent", () => {
     ]);
   });
 
+  it("reports an option inserted in a list of prices as added, never as the next price cut", () => {
+    const plans = `<div class="plans"><div><h3>Starter</h3><p>$5/month</p></div><div><h3>Team</h3><p>$15/month</p></div></div>`;
+    const list = (...lines: string[]) =>
+      `${plans}<h2>CodePush</h2><ul>${lines.map((line) => `<li>${line}</li>`).join("")}</ul>`;
+    const before = list(
+      "<strong>Free</strong> for annual plans.",
+      "<strong>$99/month</strong> on pay-as-you-go.",
+      "<strong>$6k/year</strong> for a standalone instance.",
+    );
+    const after = list(
+      "<strong>Free</strong> for annual plans.",
+      "<strong>$99/month</strong> on pay-as-you-go.",
+      "<strong>$3k/year</strong> to integrate into your pipeline.",
+      "<strong>$6k/year</strong> for a standalone instance.",
+    );
+    expect(pricingEvents(events(before, after)).map((event) => event.title)).toEqual([
+      'Acme added a price "CodePush (2)"',
+    ]);
+  });
+
   it("reports a usage price that appears in a sentence below the plans", () => {
     const cards = `<div class="plans"><div><h3>Starter</h3><ul><li>€5/month</li><li>Custom domain</li></ul></div><div><h3>Business</h3><ul><li>€15/month</li><li>Custom domain</li></ul></div></div>`;
     const usage = `${cards}<div>Additional pageviews can be added for €0.20 per 10k pageviews, charged based on actual usage.</div>`;

@@ -195,39 +195,89 @@ function pairRenames(changes: RecordChange<PricingPlan>[]): RecordChange<Pricing
 const contextGroup = (key: string): string => key.replace(/ \(\d+\)$/, "");
 
 /**
- * Prices read by their context (docs/real-pages.md#a-price-change-is-never-silent) are kept apart by their order under
- * one context: the same prices in another order are no change. And where both fetches name their plans, a context
- * price that appears or disappears is a mention coming or going (an FAQ answer, a footnote), not a price change; a
- * context price whose amount changed is reported whatever else the page names.
+ * Prices read by their context (docs/real-pages.md#a-price-change-is-never-silent) are numbered by their order under
+ * one context, so a price inserted before others would shift every number after it. They are matched by what they
+ * state instead: the same prices under one context, in any order, are no change; of those left, the k-th that went is
+ * paired with the k-th that came (a changed price), and the rest came or went. And where both fetches name their
+ * plans, a context price that appears or disappears is a mention coming or going (an FAQ answer, a footnote), not a
+ * price change, unless it reads as an offer of its own; a context price whose amount changed is reported whatever else
+ * the page names.
  */
 function settleContextChanges(
   all: RecordChange<PricingPlan>[],
   before: PricingPlan[],
   after: PricingPlan[],
 ): RecordChange<PricingPlan>[] {
-  const changes = pairReworded(all);
-  const prices = (plans: PricingPlan[], group: string) =>
-    plans
-      .filter((plan) => plan.origin === "context" && contextGroup(plan.key) === group)
-      .map((plan) =>
-        priceOptions(plan)
-          .map((o) => `${o.amount}|${o.currency}|${o.period}`)
-          .join(","),
-      )
-      .sort()
-      .join(";");
+  const changes = pairReworded(rematchContextGroups(all, before, after));
   const named = (plans: PricingPlan[]) => plans.some((plan) => plan.origin !== "context");
   const bothNamed = named(before) && named(after);
+  // A context with three or more prices under it is a price list (a product's options, one per line): one coming or
+  // going is an option added or dropped.
+  const listed = (plans: PricingPlan[], group: string) =>
+    plans.filter((plan) => plan.origin === "context" && contextGroup(plan.key) === group).length >= 3;
   return changes.filter((change) => {
     const record = (change.after ?? change.before)!;
     const context = change.kind !== "renamed" && record.origin === "context";
     if (!context) return true;
     const group = contextGroup(change.key);
-    if (group !== change.key || before.concat(after).some((p) => p.key !== group && contextGroup(p.key) === group)) {
-      if (prices(before, group) === prices(after, group)) return false;
-    }
-    return !(bothNamed && (change.kind === "added" || change.kind === "removed") && !offerLine(record));
+    const list = listed(before, group) || listed(after, group);
+    return !(bothNamed && (change.kind === "added" || change.kind === "removed") && !offerLine(record) && !list);
   });
+}
+
+/** What a record states, to match context prices by: its prices in order. */
+const statedPrices = (plan: PricingPlan): string =>
+  priceOptions(plan)
+    .map((o) => `${o.amount}|${o.currency}|${o.period}`)
+    .join(",");
+
+/** The changes of each context group, recomputed by matching its records by what they state (see above). */
+function rematchContextGroups(
+  changes: RecordChange<PricingPlan>[],
+  before: PricingPlan[],
+  after: PricingPlan[],
+): RecordChange<PricingPlan>[] {
+  const groups = new Set(
+    changes
+      .filter((change) => change.kind !== "renamed" && (change.after ?? change.before)!.origin === "context")
+      .map((change) => contextGroup(change.key)),
+  );
+  if (groups.size === 0) return changes;
+  const members = (plans: PricingPlan[], group: string) =>
+    plans.filter((plan) => plan.origin === "context" && contextGroup(plan.key) === group);
+  const out = changes.filter(
+    (change) =>
+      change.kind === "renamed" ||
+      (change.after ?? change.before)!.origin !== "context" ||
+      !groups.has(contextGroup(change.key)),
+  );
+  for (const group of groups) {
+    const went = members(before, group);
+    const came = members(after, group);
+    // The same statements on both sides are no change, whatever their order.
+    for (let i = went.length - 1; i >= 0; i--) {
+      const same = came.findIndex((plan) => statedPrices(plan) === statedPrices(went[i]!));
+      if (same === -1) continue;
+      went.splice(i, 1);
+      came.splice(same, 1);
+    }
+    const paired = Math.min(went.length, came.length);
+    for (let k = 0; k < paired; k++) {
+      const [b, a] = [went[k]!, came[k]!];
+      out.push({
+        kind: "changed",
+        key: a.key,
+        before: b,
+        after: a,
+        fields: b.amount === a.amount ? ["prices"] : ["amount"],
+      });
+    }
+    for (const plan of went.slice(paired))
+      out.push({ kind: "removed", key: plan.key, before: plan, after: null, fields: [] });
+    for (const plan of came.slice(paired))
+      out.push({ kind: "added", key: plan.key, before: null, after: plan, fields: [] });
+  }
+  return out.sort((a, b) => compareKeys(a.key, b.key));
 }
 
 /** The section part of a context record's key: `context:<section>|`; empty when no heading stands above it. */

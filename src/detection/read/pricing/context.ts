@@ -61,9 +61,10 @@ function labelOf(text: string): string | null {
     .replace(LEAD_IN_RE, "")
     .replace(/[\s:：–—|=(-]+$/, "")
     .replace(ARTICLE_RE, "");
-  // The last sentence or clause before the price.
+  // The last sentence or clause before the price; one that ends a sentence ("…if you need other options (e.g. IBAN
+  // transfer).") is the text before the price's block, not its label.
   const clause = cleaned.split(/(?<=[.!?;])\s+/).pop() ?? "";
-  return plausibleName(clause) ? clause : null;
+  return plausibleName(clause) && !/[.!?;]\)?$/.test(clause) ? clause : null;
 }
 
 export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed: Set<PriceMark>): ContextRecord[] {
