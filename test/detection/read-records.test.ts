@@ -276,6 +276,18 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("places a table's prices under their plans when a cell above spans two rows", () => {
+    const { pricing } =
+      read(`<table><thead><tr><td></td><th>Free software</th><th>Basic</th><th>Medium</th></tr></thead>
+      <tfoot><tr><th>Monthly by PayPal</th><td rowspan="2"><a>Contact us</a></td><td>19 EUR / month</td><td>49 EUR / month</td></tr>
+      <tr><th>Yearly by invoice (save 15-20%)</th><td>199 EUR / year</td><td>499 EUR / year</td></tr></tfoot></table>`);
+    expect(pricing.map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([
+      ["Free software", [null]],
+      ["Basic", [19, 199]],
+      ["Medium", [49, 499]],
+    ]);
+  });
+
   it("names a table row by its first cell whatever wraps the text, without footnote marks or status notes", () => {
     const row = (name: string, price: string) => `<tr><td>${name}</td><td>8 vCPU</td><td>${price}</td></tr>`;
     const { pricing } = read(

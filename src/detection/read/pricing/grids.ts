@@ -50,6 +50,38 @@ function cellsOf(row: Element): { cell: Element; column: number; width: number }
   return out;
 }
 
+function rowSpan(cell: Element): number {
+  const n = Number(cell.attribs.rowspan ?? "1");
+  return Number.isInteger(n) && n >= 1 && n <= 50 ? n : 1;
+}
+
+/**
+ * Each cell's columns in a table, by the table model: a cell spanning rows below it (`rowspan`) takes its columns in
+ * them too, so the next row's cells start after it ("Contact us" spanning a monthly and a yearly row shifts the
+ * yearly prices one column right, under their plans).
+ */
+function tableColumns(rows: Element[]): Map<Element, { column: number; width: number }> {
+  const out = new Map<Element, { column: number; width: number }>();
+  const occupied = new Map<number, Set<number>>();
+  rows.forEach((row, r) => {
+    const busy = occupied.get(r);
+    let column = 0;
+    for (const child of row.children) {
+      if (!isElement(child)) continue;
+      while (busy?.has(column)) column++;
+      const width = span(child);
+      out.set(child, { column, width });
+      for (let below = 1; below < rowSpan(child) && r + below < rows.length; below++) {
+        let set = occupied.get(r + below);
+        if (!set) occupied.set(r + below, (set = new Set()));
+        for (let c = column; c < column + width; c++) set.add(c);
+      }
+      column += width;
+    }
+  });
+  return out;
+}
+
 /** The rows of a table in order (through thead, tbody, tfoot and role=rowgroup), at most a few hundred. */
 function rowsOf(index: ElementIndex, table: Element): Element[] {
   return index
@@ -62,11 +94,15 @@ function rowsOf(index: ElementIndex, table: Element): Element[] {
  * A header row: cells that name things, none of them priced, at least two different names (a row of "Unlimited" is a
  * feature's values, not a header); the names by column.
  */
-function headerNames(row: Element, holdsMark: (el: Element) => boolean): Map<number, Element> | null {
+function headerNames(
+  row: Element,
+  holdsMark: (el: Element) => boolean,
+  cells: { cell: Element; column: number; width: number }[] = cellsOf(row),
+): Map<number, Element> | null {
   if (holdsMark(row)) return null;
   const names = new Map<number, Element>();
   const distinct = new Set<string>();
-  for (const { cell, column, width } of cellsOf(row)) {
+  for (const { cell, column, width } of cells) {
     const name = nameText(cell);
     if (!plausibleName(name)) continue;
     distinct.add(name.toLowerCase());
@@ -155,10 +191,19 @@ export function findGridRecords(
   };
   const byName = new Map<string, GridRecord>();
   const headerCache = new Map<Element, Map<number, Element> | null>();
-  const header = (row: Element): Map<number, Element> | null => {
-    if (!headerCache.has(row)) headerCache.set(row, headerNames(row, holdsMark));
+  const header = (
+    row: Element,
+    columns?: Map<Element, { column: number; width: number }>,
+  ): Map<number, Element> | null => {
+    if (!headerCache.has(row)) {
+      const cells = columns
+        ? row.children.filter(isElement).map((cell) => ({ cell, ...(columns.get(cell) ?? { column: 0, width: 1 }) }))
+        : undefined;
+      headerCache.set(row, headerNames(row, holdsMark, cells));
+    }
     return headerCache.get(row)!;
   };
+  const columnsOf = new Map<Element, Map<Element, { column: number; width: number }>>();
   const add = (mark: PriceMark, nameEl: Element, label: string, table: Element): void => {
     // The row of the plans' prices ("Price", "Monthly", or no label) names the price by its column; another priced row
     // ("Extra seats | $5 | $4") is a price of its own for each plan.
@@ -184,16 +229,18 @@ export function findGridRecords(
       const row = cell && parentElement(cell);
       const table = row && ancestor(row, isTable, 4);
       if (!cell || !row || !isRow(row) || !table) continue;
-      const position = cellsIn(row)[indexIn(row, cell)];
-      if (!position || position.column === 0) continue;
       let rows = tableRows.get(table);
       if (!rows) tableRows.set(table, (rows = rowsOf(index, table)));
+      let columns = columnsOf.get(table);
+      if (!columns) columnsOf.set(table, (columns = tableColumns(rows)));
+      const position = columns.get(cell);
+      if (!position || position.column === 0) continue;
       let positions = rowIndex.get(rows);
       if (!positions) rowIndex.set(rows, (positions = new Map(rows.map((r, k) => [r, k]))));
       const at = positions.get(row) ?? -1;
       for (let r = at - 1; r >= 0 && at - r <= ROW_LIMIT * 4; r--) {
         if (!headerRow(rows[r]!, rows)) continue;
-        const names = header(rows[r]!);
+        const names = header(rows[r]!, columns);
         const nameEl = names?.get(position.column);
         if (names && nameEl) {
           add(mark, nameEl, rowLabel(row, cell), table);

@@ -40,7 +40,11 @@ export function priceRowLabel(label: string): boolean {
     PRICE_WORDS_RE.test(text) ||
     BILLING_WORDS_RE.test(text) ||
     /^(?:(?:monthly|annual|yearly)\s+)?(?:price|pricing|cost)\s+(?:per\s+\w+|\(.*\))$/i.test(text) ||
-    /^(?:price|pricing|cost)s?\b/i.test(text)
+    /^(?:price|pricing|cost)s?\b/i.test(text) ||
+    // A billing option's row: "Monthly by PayPal", "Yearly by invoice (save 15-20%)" (not "Monthly active users").
+    /^(?:billed\s+|paid\s+)?(?:monthly|yearly|annual(?:ly)?|quarterly|per\s+(?:month|year))\b(?!\s+(?:active|users?|visitors?|requests?|events?|page\s*views?|builds?|minutes?|emails?|credits?|sessions?))/i.test(
+      text,
+    )
   );
 }
 
