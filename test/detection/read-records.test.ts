@@ -288,6 +288,23 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("tells apart table rows that share a first cell by the cells before their prices", () => {
+    const row = (size: string, disk: string, vm: string, total: string) =>
+      `<tr><td>${size}</td><td>${disk}</td><td>${vm}</td><td>${total}</td></tr>`;
+    const { pricing } = read(
+      `<table><thead><tr><th colspan="2">Size</th><th>VM Price</th><th>Total Price</th></tr></thead><tbody>` +
+        `${row("shared-cpu-1x", "10GB volumes", "~$1.94/mo", "~$6.88/mo")}${row("shared-cpu-1x", "40GB volumes", "~$10.70/mo", "~$27.40/mo")}` +
+        `${row("dedicated-cpu-2x", "100GB volumes", "~$62/mo", "~$154/mo")}</tbody></table>`,
+    );
+    const totals = pricing.filter((plan) => !plan.name.startsWith("VM Price"));
+    expect(totals.map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([
+      ["shared-cpu-1x, 10GB volumes", [6.88]],
+      ["shared-cpu-1x, 40GB volumes", [27.4]],
+      ["dedicated-cpu-2x", [154]],
+    ]);
+    expect(pricing.find((plan) => plan.amount === 10.7)!.name).toBe("VM Price – shared-cpu-1x, 40GB volumes");
+  });
+
   it("names a table row by its first cell whatever wraps the text, without footnote marks or status notes", () => {
     const row = (name: string, price: string) => `<tr><td>${name}</td><td>8 vCPU</td><td>${price}</td></tr>`;
     const { pricing } = read(

@@ -132,6 +132,23 @@ function rowLabel(row: Element, cell: Element): string {
   return nameText(first);
 }
 
+/** The texts of a row's cells in its first `width` columns, joined: the row's name when a head cell spans them. */
+function spannedLabel(
+  row: Element,
+  cell: Element,
+  width: number,
+  columns: Map<Element, { column: number; width: number }>,
+): string {
+  const parts: string[] = [];
+  for (const child of row.children) {
+    if (!isElement(child) || child === cell || (columns.get(child)?.column ?? width) >= width) continue;
+    const text = nameText(child);
+    if (text) parts.push(text);
+  }
+  const label = parts.join(", ");
+  return label.length <= 80 ? label : "";
+}
+
 /**
  * Grid records: unclaimed numeric marks in a priced row under a header row, named by the header cell of their column.
  * `mode` "tables" reads `<table>` and ARIA grids; "rows" reads rows of plain elements.
@@ -243,7 +260,11 @@ export function findGridRecords(
         const names = header(rows[r]!, columns);
         const nameEl = names?.get(position.column);
         if (names && nameEl) {
-          add(mark, nameEl, rowLabel(row, cell), table);
+          // A head cell spanning the first few columns ("Size" over "shared-cpu-1x | 10GB volumes | 256MB RAM"): the
+          // row is named by all of them.
+          const lead = names.get(0);
+          const leadWidth = lead ? (columns.get(lead)?.width ?? 1) : 1;
+          add(mark, nameEl, leadWidth > 1 ? spannedLabel(row, cell, leadWidth, columns) : rowLabel(row, cell), table);
           break;
         }
         if (names) break;

@@ -315,12 +315,13 @@ function recordSet(
     const slots = new Map<string, number>();
     for (const record of named) slots.set(record.candidates[0]!.slot, (slots.get(record.candidates[0]!.slot) ?? 0) + 1);
     const [slot, votes] = [...slots.entries()].sort((a, b) => b[1] - a[1])[0]!;
-    return named.map((record) => {
+    const found = named.map((record) => {
       const chosen =
         (votes >= 2 ? record.candidates.find((candidate) => candidate.slot === slot) : undefined) ??
         record.candidates[0]!;
       return { el: record.el, nameEl: chosen.el, name: chosen.name, marks: record.marks, setSize: named.length };
     });
+    return distinctRowNames(found);
   }
   return [];
 }
@@ -402,6 +403,37 @@ function boldLead(mark: PriceMark): { el: Element; name: string } | null {
   const name = nameText(opening);
   const lead = (mark.lead ?? priceLead(mark.text))?.replace(/[\s:：–—|-]+$/, "");
   return lead === name && plausibleName(name) ? { el: opening, name } : null;
+}
+
+/**
+ * Table rows of one set sharing a name ("shared-cpu-1x | 10GB volumes" and "shared-cpu-1x | 40GB volumes") are told
+ * apart by every cell before their price: two rows are two offers, never one offer's two prices.
+ */
+function distinctRowNames(records: FoundRecord[]): FoundRecord[] {
+  const names = records.map((record) => record.name.toLowerCase());
+  if (new Set(names).size === names.length) return records;
+  return records.map((record, k) => {
+    if (names.indexOf(names[k]!) === names.lastIndexOf(names[k]!)) return record;
+    if (tagName(record.el) !== "tr" && record.el.attribs.role !== "row") return record;
+    const first = record.marks.find((mark) => !mark.soft) ?? record.marks[0];
+    const parts: string[] = [];
+    for (const cell of record.el.children) {
+      if (!isElement(cell)) continue;
+      if (first && (cell === first.el || within(cell, first.el))) break;
+      const text = nameText(cell);
+      // The cells that name the row come before its prices (any price: other readers may have taken some).
+      if (firstPriceIndex(text) !== null) break;
+      if (text) parts.push(text);
+    }
+    const name = parts.join(", ");
+    return name.length > record.name.length && name.length <= 80 ? { ...record, name } : record;
+  });
+}
+
+/** `node` is `el` or inside it (a walk up: rows are shallow). */
+function within(el: Element, node: AnyNode): boolean {
+  for (let current: AnyNode | null = node; current; current = current.parent) if (current === el) return true;
+  return false;
 }
 
 /** Marks whose first one is labelled on its line, followed by prices under other labels: lines of a list. */
