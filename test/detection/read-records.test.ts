@@ -375,6 +375,20 @@ describe("a price change is never silent", () => {
     ]);
   });
 
+  it("reads prices stated in a sentence beside the plans, but not an FAQ's answers or worked examples", () => {
+    const plans = `<div class="plans"><div><h3>Starter</h3><p>$5/month</p></div><div><h3>Team</h3><p>$15/month</p></div></div>`;
+    const { pricing } = read(
+      `${plans}<h2>Support</h2><p>Community support is included. You can get more by purchasing a Standard ($29/month) or ` +
+        `Premium ($199/month) package in the Support section of your dashboard.</p>` +
+        `<h2>Frequently asked questions</h2><p>Does the Starter plan include usage? It includes $5 of usage every month, after ` +
+        `which you pay only for what your services use, billed at the end of the month with the subscription.</p>` +
+        `<h2>Billing</h2><p>If your usage comes to $3 in a month, you still pay the $5 subscription and nothing more: the ` +
+        `subscription covers usage up to its own amount, and anything above it is billed at the usual rates.</p>`,
+    );
+    const context = pricing.filter((plan) => plan.origin === "context");
+    expect(context.map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([["Support", [29, 199]]]);
+  });
+
   it("reports a usage price that appears in a sentence below the plans", () => {
     const cards = `<div class="plans"><div><h3>Starter</h3><ul><li>€5/month</li><li>Custom domain</li></ul></div><div><h3>Business</h3><ul><li>€15/month</li><li>Custom domain</li></ul></div></div>`;
     const usage = `${cards}<div>Additional pageviews can be added for €0.20 per 10k pageviews, charged based on actual usage.</div>`;

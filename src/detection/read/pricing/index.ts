@@ -71,6 +71,12 @@ function kindOf(
   return section !== null && ADDON_SECTION_RE.test(section) ? "addon" : "plan";
 }
 
+/** Sections and blocks of questions and answers, whose prices are mentions. */
+const FAQ_RE = /\bfaqs?\b|frequently\s+asked|\bquestions?\b|\?\s*$/i;
+const FAQ_CLASS_RE = /faq|accordion|question|collapse|details/i;
+/** Answers and worked examples: "Yes, …", "No, …", "If your usage…", "For example, …", "e.g.". */
+const EXAMPLE_RE = /^(?:yes|no|if|when)\b|\bfor\s+(?:example|instance)\b|\be\.g\./i;
+
 /** A price a plan sells beside its own: an add-on, or a meter when priced per unit of use. */
 const addonOf = (kind: PriceKind): PriceKind => (kind === "usage" ? "usage" : "addon");
 
@@ -506,9 +512,19 @@ export function extractPricing(
     }
   }, undefined);
 
-  // Prices in running text name records only on a page where nothing else does (a prose pricing page); beside plans
-  // they are mentions (an FAQ answer, a comparison in a paragraph).
-  if (plans.size > 0) for (const mark of marks) if (mark.prose) claimed.add(mark);
+  // Prices in running text are read beside plans too (a documentation page states its support packages in a
+  // sentence: never silent), but not an FAQ's answers nor worked examples: there they are mentions ("No, the Hobby
+  // plan includes $5…", "If your usage comes to $3, you pay $5").
+  const mentionOnly = (mark: PriceMark): boolean => {
+    const heading = headings.before(index.at(mark.el), 7, 0);
+    if (heading && FAQ_RE.test(shortText(index, heading, 120) ?? "")) return true;
+    if (EXAMPLE_RE.test(mark.text)) return true;
+    for (let el: AnyNode | null = mark.el, depth = 0; el && isElement(el) && depth < 8; el = el.parent, depth++) {
+      if (FAQ_CLASS_RE.test(`${tagName(el)} ${classAndId(el)}`)) return true;
+    }
+    return false;
+  };
+  if (plans.size > 0) for (const mark of marks) if (mark.prose && mentionOnly(mark)) claimed.add(mark);
   safely(() => {
     const seen = new Map<string, number>();
     const shown = new Set<string>();

@@ -456,7 +456,11 @@ function readStatedPrices(text: string): StatedPrice[] {
   const amounts = amountsIn(source);
   const stated = statedPrice(source, amounts);
   if (stated === null || stated === "ambiguous") return [];
-  const priced = amounts.filter((a) => a.hasCurrency && !insideBrackets(source, a.start));
+  // An amount in brackets beside one outside is a conversion; when every price is in brackets, each after its own
+  // name ("a Standard ($29/month) or Premium ($199/month) package"), they are the prices.
+  const withCurrency = amounts.filter((a) => a.hasCurrency);
+  const outside = withCurrency.filter((a) => !insideBrackets(source, a.start));
+  const priced = outside.length > 0 ? outside : withCurrency;
   const former = priced.some((a) => LIST_PRICE_BEFORE.test(source.slice(Math.max(0, a.start - 24), a.start)));
   const at = (amount: Amount): StatedPrice | null => {
     const price = priceAt(source, amount, amounts);
