@@ -453,34 +453,37 @@ const SPLIT_LEVELS = 4;
  * tag and class, and the grid of names stands before the prices, beside one of their containers a few levels up.
  */
 export function findSplitColumns(index: ElementIndex, marks: PriceMark[], claimed: Set<PriceMark>): GridRecord[] {
+  const siblings = new SiblingShapes();
+  const open = marks.filter((mark) => !claimed.has(mark));
+  const holdsOpenPrice = holdsAnyOf(
+    index,
+    open.map((mark) => mark.el),
+  );
   const namesOf = new Map<Element, (Element | null)[] | null>();
   const byColumn = new Map<Element, GridRecord>();
-  for (const mark of marks) {
-    if (claimed.has(mark) || mark.prose) continue;
+  for (const mark of open) {
+    if (mark.prose) continue;
     // The mark's column: the nearest ancestor with siblings of its own shape.
     let column: Element | null = null;
     let pane: Element | null = null;
     for (let el: Element | null = mark.el, level = 0; el && level < SPLIT_LEVELS; el = parentElement(el), level++) {
       const parent = parentElement(el);
       if (!parent) break;
-      const shape = shapeOf(el);
-      if (parent.children.filter((child) => isElement(child) && shapeOf(child) === shape).length >= 2) {
+      if (siblings.like(parent, el).length >= 2) {
         column = el;
         pane = parent;
         break;
       }
     }
     if (!column || !pane) continue;
-    if (!namesOf.has(pane))
-      namesOf.set(
-        pane,
-        pricedPane(pane, shapeOf(column), marks, claimed) ? columnNames(index, pane, shapeOf(column)) : null,
-      );
+    const columns = siblings.like(pane, column);
+    if (!namesOf.has(pane)) {
+      // Every column of the pane (but one) states a price no other reader took: a pane of prices, not a plan's lines.
+      const priced = columns.filter(holdsOpenPrice).length >= Math.max(2, columns.length - 1);
+      namesOf.set(pane, priced ? columnNames(index, siblings, pane, column) : null);
+    }
     const names = namesOf.get(pane);
     if (!names) continue;
-    const columns = pane.children.filter(
-      (child): child is Element => isElement(child) && shapeOf(child) === shapeOf(column!),
-    );
     const nameEl = names[columns.indexOf(column)];
     if (!nameEl) continue;
     const record = byColumn.get(column);
@@ -492,14 +495,72 @@ export function findSplitColumns(index: ElementIndex, marks: PriceMark[], claime
 }
 
 /**
+ * The children of an element grouped by shape, computed once per parent: asking every price of a page "how many
+ * siblings look like you" must not rescan a parent of thousands of children once per price.
+ */
+class SiblingShapes {
+  private readonly groups = new Map<Element, Map<string, Element[]>>();
+  private readonly shapes = new Map<Element, string>();
+
+  shape(el: Element): string {
+    let shape = this.shapes.get(el);
+    if (shape === undefined) this.shapes.set(el, (shape = shapeOf(el)));
+    return shape;
+  }
+
+  /** The children of `parent` of `child`'s shape (`child` among them), in document order. */
+  like(parent: Element, child: Element): Element[] {
+    let groups = this.groups.get(parent);
+    if (!groups) {
+      groups = new Map();
+      for (const node of parent.children) {
+        if (!isElement(node)) continue;
+        const shape = this.shape(node);
+        const group = groups.get(shape);
+        if (group) group.push(node);
+        else groups.set(shape, [node]);
+      }
+      this.groups.set(parent, groups);
+    }
+    return groups.get(this.shape(child)) ?? [];
+  }
+}
+
+/** A test "holds one of `els`" (an element itself counting), by a binary search over their positions. */
+function holdsAnyOf(index: ElementIndex, els: Element[]): (el: Element) => boolean {
+  const positions = els.map((el) => index.at(el)).filter((at) => at !== -1);
+  positions.sort((a, b) => a - b);
+  return (el) => {
+    const start = index.at(el);
+    if (start === -1) return false;
+    let lo = 0;
+    let hi = positions.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (positions[mid]! < start) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < positions.length && positions[lo]! <= start + index.sizeInside(el);
+  };
+}
+
+/**
  * The names heading the columns of a grid that stands before `pane`, with as many columns of the pane's column shape
  * (null for a column without one); null when there is none. A column's name is the first line of its head.
  */
-function columnNames(index: ElementIndex, pane: Element, shape: string): (Element | null)[] | null {
-  const count = pane.children.filter((child) => isElement(child) && shapeOf(child) === shape).length;
+function columnNames(
+  index: ElementIndex,
+  siblings: SiblingShapes,
+  pane: Element,
+  column: Element,
+): (Element | null)[] | null {
+  const shape = siblings.shape(column);
+  const count = siblings.like(pane, column).length;
   // Columns that hold names only: a pane's own columns name nothing (their first line is a price).
   const namesIn = (grid: Element): (Element | null)[] | null => {
-    const columns = grid.children.filter((child): child is Element => isElement(child) && shapeOf(child) === shape);
+    const columns = grid.children.filter(
+      (child): child is Element => isElement(child) && siblings.shape(child) === shape,
+    );
     if (columns.length !== count) return null;
     const names = columns.map(headName);
     return names.filter(Boolean).length >= Math.max(2, count - 1) ? names : null;
@@ -522,19 +583,6 @@ function columnNames(index: ElementIndex, pane: Element, shape: string): (Elemen
     }
   }
   return null;
-}
-
-/** Every column of a pane (but one) states a price no other reader took: a pane of prices, not a plan's lines. */
-function pricedPane(pane: Element, shape: string, marks: PriceMark[], claimed: Set<PriceMark>): boolean {
-  const columns = pane.children.filter((child): child is Element => isElement(child) && shapeOf(child) === shape);
-  const priced = new Set<Element>();
-  for (const mark of marks) {
-    if (claimed.has(mark)) continue;
-    for (let el: AnyNode | null = mark.el; el && el !== pane; el = el.parent) {
-      if (el.parent === pane && isElement(el)) priced.add(el);
-    }
-  }
-  return columns.filter((column) => priced.has(column)).length >= Math.max(2, columns.length - 1);
 }
 
 /** A column's head: its first line with text, when that line can name a plan and states no price. */

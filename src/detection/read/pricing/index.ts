@@ -72,6 +72,12 @@ function kindOf(
 }
 
 /** Sections and blocks of questions and answers, whose prices are mentions. */
+/**
+ * The prices read off one page, in page order. The largest real pricing pages state a few hundred (a cloud's price
+ * list); a body of tens of thousands is hostile, and reading its first ones keeps the readers' cost bounded.
+ */
+export const MAX_PRICE_MARKS = 5_000;
+
 const FAQ_RE = /\bfaqs?\b|frequently\s+asked|\bquestions?\b|\?\s*$/i;
 const FAQ_CLASS_RE = /faq|accordion|question|collapse|details/i;
 /** Answers and worked examples: "Yes, …", "No, …", "If your usage…", "For example, …", "e.g.". */
@@ -399,7 +405,9 @@ export function extractPricing(
 
   // Prices inside changelog entries and posts are written about, not offered: no reader takes them.
   const inExcluded = index.insideAny(excluded);
-  const marks = safely(() => findMarks(index), []).filter((mark) => !inExcluded(mark.el));
+  const marks = safely(() => findMarks(index), [])
+    .filter((mark) => !inExcluded(mark.el))
+    .slice(0, MAX_PRICE_MARKS);
   const claimed = new Set<PriceMark>();
   const headings = new Headings(index);
   const fromGrids = (mode: "tables" | "rows") =>
