@@ -143,6 +143,20 @@ describe("main text", () => {
     );
     expect(text).toBe("Plan | Price\nPro | $49\none\ntwo");
   });
+
+  // Documentation themes mark every page og:type article; Readability then keeps the densest block of a pricing page.
+  it("keeps a pricing page's plans in its text even when the page declares itself an article", () => {
+    const intro = "Our pricing is simple and fair for teams of every size, with no hidden fees. ".repeat(6);
+    const card = (name: string, price: string) =>
+      `<div class="plan"><h3>${name}</h3><p class="price">${price}/month</p><ul><li>${name} support</li></ul></div>`;
+    const page = `<html><head><meta property="og:type" content="article"></head><body><main>
+      <h1>Pricing</h1><div class="intro"><p>${intro}</p><p>${intro}</p></div>
+      <div class="plans">${card("Starter", "$9")}${card("Team", "$29")}${card("Scale", "$99")}</div></main></body></html>`;
+    const { text, pricing } = html(page);
+    expect(pricing.map((plan) => plan.name)).toEqual(["Starter", "Team", "Scale"]);
+    expect(text).toContain("Team\n$29/month");
+    expect(text).toContain("Scale support");
+  });
 });
 
 describe("narrative", () => {

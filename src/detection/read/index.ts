@@ -6,7 +6,7 @@
  */
 import { withoutNul } from "../fetch/page-text.js";
 import type { Extraction, Narrative } from "../types.js";
-import { EXTRACTOR_VERSION } from "../types.js";
+import { EXTRACTOR_VERSION, isPlanRecord } from "../types.js";
 import { extractFeed, looksLikeFeed } from "./feed.js";
 import {
   bodyOf,
@@ -100,10 +100,14 @@ function extractHtml(body: string, options: ExtractOptions): Extraction {
   const index = new ElementIndex(bodyNode);
 
   const found = safely(() => extractItems(bodyNode, options.url, index), { items: [], blocks: [] as Element[] });
+  const pricing = safely(() => extractPricing(bodyNode, ld, found.blocks, safely, index), []);
+  // A page that states plans is a pricing page, whatever its og:type says: its text is the main node's, not the one
+  // densest block Readability would keep of it.
+  const mayBeArticle = pricing.filter(isPlanRecord).length < 2;
   return {
     version: EXTRACTOR_VERSION,
-    text: safely(() => maskedText(mainTextLines($, mainNode, ld)), ""),
-    pricing: safely(() => extractPricing(bodyNode, ld, found.blocks, safely, index), []),
+    text: safely(() => maskedText(mainTextLines($, mainNode, ld, mayBeArticle)), ""),
+    pricing,
     jobs: safely(() => extractJobs(bodyNode, ld, options.url, index), []),
     items: found.items,
     narrative: safely(() => extractNarrative(head, bodyNode, mainNode, index), {

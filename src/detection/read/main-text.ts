@@ -279,11 +279,12 @@ export function furnitureIn(main: AnyNode): Set<Element> {
 
 /**
  * The page's main text, one block per line (unmasked: the caller masks). `$` is the cleaned document (after
- * stripNonContent and stripBoilerplate) and `mainNode` its main node; neither is changed.
+ * stripNonContent and stripBoilerplate) and `mainNode` its main node; neither is changed. Readability is asked only
+ * when the page `mayBeArticle` (it declares itself one and states no plans).
  */
-export function mainTextLines($: CheerioAPI, mainNode: AnyNode, ld: JsonLd): string[] {
+export function mainTextLines($: CheerioAPI, mainNode: AnyNode, ld: JsonLd, mayBeArticle = true): string[] {
   try {
-    const lines = readabilityLines($, ld);
+    const lines = mayBeArticle ? readabilityLines($, ld) : null;
     if (lines) return lines;
   } catch {
     // Readability throws on a page past maxElemsToParse, and may on markup linkedom builds oddly: the main node
