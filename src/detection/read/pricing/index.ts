@@ -71,13 +71,13 @@ function kindOf(
   return section !== null && ADDON_SECTION_RE.test(section) ? "addon" : "plan";
 }
 
-/** Sections and blocks of questions and answers, whose prices are mentions. */
 /**
  * The prices read off one page, in page order. The largest real pricing pages state a few hundred (a cloud's price
  * list); a body of tens of thousands is hostile, and reading its first ones keeps the readers' cost bounded.
  */
 export const MAX_PRICE_MARKS = 5_000;
 
+/** Sections and blocks of questions and answers, whose prices are mentions. */
 const FAQ_RE = /\bfaqs?\b|frequently\s+asked|\bquestions?\b|\?\s*$/i;
 const FAQ_CLASS_RE = /faq|accordion|question|collapse|details/i;
 /** Answers and worked examples: "Yes, …", "No, …", "If your usage…", "For example, …", "e.g.". */
