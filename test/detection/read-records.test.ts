@@ -212,6 +212,24 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a price per unit of use in a plan's column as a meter of that plan, not a second price of the plan", () => {
+    const column = (name: string, price: number) =>
+      `<div class="col"><h2>${name}</h2><h3><sup>$</sup>${price}/ month</h3>` +
+      `<p><sup>$</sup>130 / GB memory per month</p><a href="/contact">Contact us</a></div>`;
+    const page = (low: number) => `<div class="row">${column("Prototyping", low)}${column("Production", 2070)}</div>`;
+    expect(
+      read(page(1550)).pricing.map(({ name, kind, amount, period }) => [name, kind ?? "plan", amount, period]),
+    ).toEqual([
+      ["Prototyping", "plan", 1550, "month"],
+      ["GB memory (Prototyping)", "usage", 130, "month"],
+      ["Production", "plan", 2070, "month"],
+      ["GB memory (Production)", "usage", 130, "month"],
+    ]);
+    expect(pricingEvents(events(page(1550), page(1780))).map((event) => event.title)).toEqual([
+      expect.stringContaining("Prototyping"),
+    ]);
+  });
+
   it("reads plans named at the head of a comparison grid and priced in the monthly and yearly panes below it", () => {
     const head = (name: string, seats: number, addon: string) =>
       `<div class="col"><div class="head line"><strong>${name}</strong><br>cloud</div><div class="line">${seats}</div>` +

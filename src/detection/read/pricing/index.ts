@@ -77,6 +77,10 @@ function kindOf(
  */
 export const MAX_PRICE_MARKS = 5_000;
 
+/** What a meter's price is per: "GB memory" in "$130 / GB memory per month", "1,000 requests" in "$5 per 1,000 requests". */
+const METER_UNIT_RE =
+  /(?:\/|\bper\b|\beach\b)\s*([^/]{1,40}?)\s*(?:(?:\/|\bper\b|\ba\b)\s*(?:month|year|mo|yr|hour|hr|day|minute)\b.*)?[.,;:]?$/i;
+
 /** Sections and blocks of questions and answers, whose prices are mentions. */
 const FAQ_RE = /\bfaqs?\b|frequently\s+asked|\bquestions?\b|\?\s*$/i;
 const FAQ_CLASS_RE = /faq|accordion|question|collapse|details/i;
@@ -438,10 +442,17 @@ export function extractPricing(
       // A price on a line a label column names ("Dedicated instance | € 100") is an add-on the plan sells, not its
       // own price, unless the label says it is the price ("Monthly price").
       const candidates = ownPriceMarks(record.el, record.marks);
-      const own = candidates.filter((mark) => {
+      const labelled = candidates.filter((mark) => {
         const label = mark.soft ? null : columnLabels.labelOf(record.el, mark);
         return label === null || priceRowLabel(label);
       });
+      // A price per unit of use beside the plan's own price ("$130 / GB memory per month" under "$1550 / month") is
+      // a meter the plan sells, a record of its own, not another option of the plan's price.
+      const meters = labelled.filter((mark) => !mark.soft && usageUnit(mark.text) !== null);
+      const own =
+        meters.length > 0 && meters.length < labelled.filter((mark) => !mark.soft).length
+          ? labelled.filter((mark) => !meters.includes(mark))
+          : labelled;
       const priced = pricesOf(index, record.el, own);
       if (!priced) {
         // A plan's column that states only add-on prices still names them (below); its own price is elsewhere.
@@ -466,6 +477,14 @@ export function extractPricing(
       );
       records.push({ name, el: record.el });
       around.push({ name, el: record.el });
+      if (own === labelled) continue;
+      for (const meter of meters) {
+        const metered = pricesOf(index, null, [meter]);
+        if (!metered) continue;
+        claimed.add(meter);
+        const label = METER_UNIT_RE.exec(meter.text)?.[1]?.trim() ?? usageUnit(meter.text)!;
+        readings.add(planFrom(`${label} (${name})`, metered, "card", [], "usage"), section, index.at(meter.el));
+      }
     }
   }, undefined);
   // Offers beside the plans priced only by "Contact us" in a block of their own (an Enterprise box below the cards).
