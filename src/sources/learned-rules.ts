@@ -29,11 +29,17 @@ export interface ApplicableRule {
   effect: Effect;
 }
 
-/** Whether a rule covers a change: the same type and subject, or a narrative change of fields the rule's all covers. */
+const NARRATIVE = "narrative:";
+
+/**
+ * Whether a rule covers a change: the same type and subject, or a narrative change whose every field (`narrative:` then
+ * fields joined by `+`) the rule names.
+ */
 function covers(rule: ApplicableRule, draft: EventDraft): boolean {
   if (rule.event_type !== draft.event_type) return false;
   if (rule.subject === draft.subject) return true;
-  const fields = (subject: string) => (subject.startsWith("narrative:") ? subject.slice(10).split("+") : null);
+  const fields = (subject: string) =>
+    subject.startsWith(NARRATIVE) ? subject.slice(NARRATIVE.length).split("+") : null;
   const ruled = fields(rule.subject);
   const changed = fields(draft.subject);
   return ruled !== null && changed !== null && changed.every((field) => ruled.includes(field));
