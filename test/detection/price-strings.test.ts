@@ -102,6 +102,19 @@ describe("the failure classes, each read exactly or not at all", () => {
     expect(parsePrice("49 zł/mies")?.period).toBe("month");
   });
 
+  it("reads a whole amount written with a dash for its decimals ('20,- EUR', 'Fr. 49.–')", () => {
+    const read = (text: string) => {
+      const price = parsePrice(text);
+      return price && [price.amount, price.currency, price.period];
+    };
+    expect(read("20,- EUR / month")).toEqual([20, "EUR", "month"]);
+    expect(read("15,- EUR / user / month")).toEqual([15, "EUR", "month"]);
+    expect(read("0,- EUR / month")).toEqual([0, "EUR", "month"]);
+    expect(read("1.299,- €")).toEqual([1299, "EUR", null]);
+    expect(read("Preis: 49,– € pro Monat")).toEqual([49, "EUR", "month"]);
+    expect(read("20,-- EUR")).toBeNull();
+  });
+
   it("marks only an amount of exactly zero as free", () => {
     expect(parsePrice("$0")).toMatchObject({ amount: 0, isFree: true });
     expect(parsePrice("$0.00/mo")).toMatchObject({ amount: 0, isFree: true });

@@ -343,7 +343,13 @@ const ENDS_HERE = /^\s*(?:$|[^\p{L}\p{N}\s])/u;
 const MAX_AMOUNTS = 64;
 
 /** Every number in `text` with the currency written next to it, if any. */
-function amountsIn(text: string): Amount[] {
+/** A comma or point then a dash after a digit, where no decimals follow: "20,-", "49.–". */
+const WHOLE_DASH_RE = /(\d)([.,])[-–—](?![\d-–—])/g;
+
+function amountsIn(stated: string): Amount[] {
+  // "20,- EUR", "Fr. 49.–": a whole amount in the German, Czech and Swiss way, read as "20,0": the same length, so
+  // every position in the text still points where it did.
+  const text = stated.replace(WHOLE_DASH_RE, (_, digit: string, mark: string) => `${digit}${mark}0`);
   const out: Amount[] = [];
   for (const m of text.matchAll(NUMBER_RE)) {
     // A price is stated among the first numbers of its text; a page-long run of numbers is not read to its end.
