@@ -117,9 +117,6 @@ export function historyTotal(scores: HistoryScore[]): HistoryScore {
     renames: sum("renames"),
     renameEvents: sum("renameEvents"),
     narrative: sum("narrative"),
-    noise: sum("noise"),
-    noiseAfterDismissals: sum("noiseAfterDismissals"),
-    dismissals: sum("dismissals"),
     msPerPage: versions === 0 ? 0 : scores.reduce((total, s) => total + s.msPerPage * s.versions, 0) / versions,
     failures: [],
   };
@@ -154,12 +151,6 @@ export function accuracyRows({ prices, structured, pricingPages, mainText, histo
       {
         measurement: `  narrative events per unchanged pair`,
         value: fixed(t.unchanged === 0 ? 0 : t.narrative / t.unchanged, 3),
-        target: "",
-        met: null,
-      },
-      {
-        measurement: `  noise events per unchanged pair: before / after one dismissal per kind (${t.dismissals} dismissals)`,
-        value: `${fixed(t.unchanged === 0 ? 0 : t.noise / t.unchanged, 3)} / ${fixed(t.unchanged === 0 ? 0 : t.noiseAfterDismissals / t.unchanged, 3)}`,
         target: "",
         met: null,
       },

@@ -1200,7 +1200,7 @@ export interface paths {
         head?: never;
         /**
          * Triage an event
-         * @description Sets the triage status of an event. Any status can be set from any other (e.g. a dismissed event can be reset to `new`); setting the current status is a no-op that answers 200. Dismissing with a `reason` teaches detection about the event's source (see `DismissalReason`): the rule is returned as `learned_rule_id`, listed by `GET /sources/{source_id}/learned-rules` and undone by deleting it; dismissing the same subject again keeps one rule, with the latest reason. A pricing event teaches nothing (a price change is never suppressed or lowered), nor does an event whose source no longer exists. A `reason` with another status than `dismissed` answers 422.
+         * @description Sets the triage status of an event. Any status can be set from any other (e.g. a dismissed event can be reset to `new`); setting the current status is a no-op that answers 200.
          */
         patch: operations["updateEventStatus"];
         trace?: never;
@@ -1424,46 +1424,6 @@ export interface paths {
          * @description Updates a source; see the PATCH semantics of `SourceUpdate`. Answers 409 when the new URL is already tracked for the competitor.
          */
         patch: operations["updateSource"];
-        trace?: never;
-    };
-    "/sources/{source_id}/learned-rules": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List a source's learned rules
-         * @description The rules detection learned on this source from dismissed events, newest first, each with the event that taught it. Re-analysis applies them like live fetches.
-         */
-        get: operations["listLearnedRules"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sources/{source_id}/learned-rules/{learned_rule_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Delete a learned rule
-         * @description Forgets a learned rule: later changes of its subject raise events as before. Events already dismissed stay dismissed.
-         */
-        delete: operations["deleteLearnedRule"];
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/sources/{source_id}/run-now": {
@@ -2619,11 +2579,6 @@ export interface components {
          * @enum {string}
          */
         DigestFrequency: "daily" | "weekly" | "off";
-        /**
-         * @description Why a member dismissed an event, which teaches detection about the event's source: `noise` (the change is noise, such as a rotating banner, a counter, a carousel or a date) and `wrong` (detection misread the page) keep the same kind of change on the same source from raising an event again; `not_relevant` (a real change the team does not care about) makes it raise events one severity level lower and never as an immediate alert.
-         * @enum {string}
-         */
-        DismissalReason: "noise" | "not_relevant" | "wrong";
         /** @description A source candidate found while profiling a competitor. */
         EnrichedSource: {
             /** @description The candidate URL. */
@@ -2731,8 +2686,6 @@ export interface components {
             id: string;
             /** @description Its new status. */
             status: components["schemas"]["EventStatus"];
-            /** @description The rule this dismissal taught detection about the event's source (`GET /sources/{source_id}/learned-rules`); present only when a `reason` taught one. */
-            learned_rule_id?: string;
         };
         /**
          * @description The kind of change an event describes; webhook receivers switch on it (`event.type`).
@@ -2936,35 +2889,6 @@ export interface components {
              */
             detected_at: string;
         };
-        /** @description What detection learned from a dismissed event: how it treats later changes of the same subject on the same source. */
-        LearnedRule: {
-            /** @description Identifier (UUID). */
-            id: string;
-            /** @description The source the rule applies to. */
-            source_id: string;
-            /** @description The dismissed event that taught the rule; `null` once that event no longer exists. */
-            event_id: string | null;
-            /** @description The title of the event that taught the rule, as it was when dismissed. */
-            event_title: string;
-            /** @description The reason the event was dismissed with. */
-            reason: components["schemas"]["DismissalReason"];
-            /** @description What the rule does: `suppress` for `noise` and `wrong`, `lower_severity` for `not_relevant`. */
-            effect: components["schemas"]["LearnedRuleEffect"];
-            /** @description The event type of the changes it applies to. */
-            event_type: components["schemas"]["EventType"];
-            /** @description What the changes it applies to are about, as detection names it: the page region or record (`narrative:hero`, `narrative:text`, `product:item:…`). */
-            subject: string;
-            /**
-             * Format: date-time
-             * @description When the rule was learned.
-             */
-            created_at: string;
-        };
-        /**
-         * @description What a learned rule does to later changes of its subject on its source: `suppress` (no event), `lower_severity` (one level lower, no immediate alert).
-         * @enum {string}
-         */
-        LearnedRuleEffect: "suppress" | "lower_severity";
         /** @description Body of `POST /auth/login`. */
         LoginRequest: {
             /** @description The sign-in email address; compared case-insensitively. */
@@ -7459,8 +7383,6 @@ export interface operations {
             query: {
                 /** @description The new status. */
                 status: components["schemas"]["EventStatus"];
-                /** @description Why the event is dismissed; only with `status=dismissed`. */
-                reason?: components["schemas"]["DismissalReason"];
             };
             header?: never;
             path: {
@@ -7960,110 +7882,6 @@ export interface operations {
             };
             /** @description The request conflicts with existing state (e.g. a duplicate). */
             409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorDetail"];
-                };
-            };
-            /** @description The request failed validation (body, query, path, malformed JSON or wrong content type). */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
-    listLearnedRules: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The source's id (UUID). */
-                source_id: components["schemas"]["uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The request has succeeded. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LearnedRule"][];
-                };
-            };
-            /** @description No valid bearer token was sent (missing, malformed, expired, or for a user that no longer exists). */
-            401: {
-                headers: {
-                    /** @description Always `Bearer`. */
-                    "WWW-Authenticate": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorDetail"];
-                };
-            };
-            /** @description The resource does not exist, or belongs to another workspace. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorDetail"];
-                };
-            };
-            /** @description The request failed validation (body, query, path, malformed JSON or wrong content type). */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
-    deleteLearnedRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The source's id (UUID). */
-                source_id: components["schemas"]["uuid"];
-                /** @description The learned rule's id (UUID). */
-                learned_rule_id: components["schemas"]["uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description There is no content to send for this request, but the headers may be useful. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description No valid bearer token was sent (missing, malformed, expired, or for a user that no longer exists). */
-            401: {
-                headers: {
-                    /** @description Always `Bearer`. */
-                    "WWW-Authenticate": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorDetail"];
-                };
-            };
-            /** @description The resource does not exist, or belongs to another workspace. */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -107,8 +107,6 @@ export const OPERATIONS = {
   listPricingPlans: { method: "GET", path: "/pricing/plans" },
   updateSource: { method: "PATCH", path: "/sources/{source_id}" },
   deleteSource: { method: "DELETE", path: "/sources/{source_id}" },
-  listLearnedRules: { method: "GET", path: "/sources/{source_id}/learned-rules" },
-  deleteLearnedRule: { method: "DELETE", path: "/sources/{source_id}/learned-rules/{learned_rule_id}" },
   runSourceNow: { method: "POST", path: "/sources/{source_id}/run-now" },
   getDemoFeed: { method: "GET", path: "/stats/feed" },
   getHeroStat: { method: "GET", path: "/stats/hero" },

@@ -28,7 +28,6 @@ import * as supportWebhookSecret from "./20261128000100_support_webhook_secret.j
 import * as slackConnectedBy from "./20261128000200_slack_connected_by.js";
 import * as paymentsEndedSubscriptions from "./20261128000300_payments_ended_subscriptions.js";
 import * as childPlanFollowsPartner from "./20261128000400_child_plan_follows_partner.js";
-import * as learnedRules from "./20261128000800_learned_rules.js";
 import * as firehoseWebLinks from "./20261128000500_firehose_web_links.js";
 import * as betaClaimsPerWorkspace from "./20261128000600_beta_claims_per_workspace.js";
 import * as paymentsCheckoutSession from "./20261128000700_payments_checkout_session.js";
@@ -62,5 +61,4 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261128000500_firehose_web_links", firehoseWebLinks],
   ["20261128000600_beta_claims_per_workspace", betaClaimsPerWorkspace],
   ["20261128000700_payments_checkout_session", paymentsCheckoutSession],
-  ["20261128000800_learned_rules", learnedRules],
 ];

@@ -15,7 +15,6 @@ import { QUEUES } from "../jobs/queues.js";
 import { enqueueEmail } from "../email/outbox.js";
 import { isSuppressed, normalizeEmail } from "../suppressions/service.js";
 import { limitsOf } from "../workspaces/plans.js";
-import { LOWERED_BY_LEARNED_RULE } from "../sources/learned-rules.js";
 import { channelsFor, ruleMatches } from "./match.js";
 import { alertEmail } from "./messages.js";
 
@@ -50,10 +49,7 @@ export class ImmediateAlertChannel implements EventChannel {
         { column: "created_at", order: "asc" },
         { column: "id", order: "asc" },
       ]);
-    // A kind of change a member dismissed as not relevant still reaches the feed and digests, never an immediate alert.
-    const matching = event.tags_json.includes(LOWERED_BY_LEARNED_RULE)
-      ? []
-      : rules.filter((rule) => ruleMatches(rule, event));
+    const matching = rules.filter((rule) => ruleMatches(rule, event));
     const channels = channelsFor(matching, limits, Boolean(event.slack_webhook_url));
     if (channels.size === 0) return;
 

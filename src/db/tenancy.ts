@@ -39,7 +39,6 @@ export const TENANT_TABLES = [
   "switcher_stories",
   "firehose_monitors",
   "firehose_mentions",
-  "learned_rules",
 ] as const;
 
 export type TenantTable = (typeof TENANT_TABLES)[number];

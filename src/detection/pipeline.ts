@@ -26,7 +26,6 @@ import { ParsePool } from "./parse/parse-pool.js";
 import { PageRenderer, type RenderedPage, type Screenshot } from "./fetch/render.js";
 import { screenshotTarget } from "./fetch/screenshot.js";
 import { EXTRACTOR_VERSION, type EventDraft, type Extraction } from "./types.js";
-import { applyLearnedRules, rulesOfSource } from "../sources/learned-rules.js";
 
 export interface DetectionDeps {
   knex: Knex;
@@ -649,17 +648,11 @@ export class DetectionPipeline {
   private async insertEvents(
     trx: Knex.Transaction,
     source: SourceRow,
-    drafted: ChangeToStore[],
+    changes: ChangeToStore[],
     shots?: ShotSet,
   ): Promise<number> {
-    if (drafted.length === 0) return 0;
-    const scope = new WorkspaceScope(trx, source.workspace_id);
-    // What members taught by dismissing this source's events (docs/product-rules.md#learned-rules), live and replayed.
-    const rules = await rulesOfSource(scope, source.id);
-    const changes = drafted.flatMap((change) =>
-      applyLearnedRules(rules, [change.draft]).map((draft) => ({ ...change, draft })),
-    );
     if (changes.length === 0) return 0;
+    const scope = new WorkspaceScope(trx, source.workspace_id);
     const stored: { id: string; diff_id: string; subject: string }[] = await scope
       .insert(
         "events",

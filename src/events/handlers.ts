@@ -13,9 +13,7 @@ export const eventHandlers: AreaHandlers = {
     ),
 
   updateEventStatus: async (ctx) =>
-    ctx.reply.ok(
-      await new EventService(workspaceOf(ctx)).setStatus(ctx.path.event_id, ctx.query.status, ctx.query.reason),
-    ),
+    ctx.reply.ok(await new EventService(workspaceOf(ctx)).setStatus(ctx.path.event_id, ctx.query.status)),
 
   getEventActivity: async (ctx) =>
     ctx.reply.ok(await new EventService(workspaceOf(ctx)).activity(ctx.query.days ?? 30)),

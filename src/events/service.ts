@@ -5,11 +5,10 @@
  */
 import type { Knex } from "knex";
 import { isoTimestamp, likeLiteral } from "../db/sql.js";
-import { invalid, notFound } from "../http/errors.js";
+import { notFound } from "../http/errors.js";
 import type { AssetStore } from "../lib/asset-store.js";
 import type { JsonText, Workspace } from "../http/handler.js";
 import type { EventStatus, QueryOf, Schemas } from "../http/schemas.js";
-import { learnFromDismissal, type DismissalReason } from "../sources/learned-rules.js";
 import { limitsOf } from "../workspaces/plans.js";
 
 export type EventFilters = QueryOf<"listEvents">;
@@ -122,24 +121,14 @@ export class EventService {
     return png;
   }
 
-  /**
-   * Sets an event's triage status; a dismissal with a reason also teaches detection about the event's source, in the
-   * same transaction (docs/product-rules.md#learned-rules).
-   */
-  async setStatus(
-    eventId: string,
-    status: EventStatus,
-    reason?: DismissalReason,
-  ): Promise<Schemas["EventStatusResult"]> {
-    if (reason !== undefined && status !== "dismissed") {
-      throw invalid(["query", "reason"], "A reason is given only when dismissing an event (status=dismissed)");
-    }
-    return this.workspace.scope.transaction(async (scope) => {
-      const [row] = await scope.from("events").where({ id: eventId }).update({ status }).returning(["id", "status"]);
-      if (!row) throw notFound("Event");
-      const learned = reason === undefined ? null : await learnFromDismissal(scope, eventId, reason);
-      return learned === null ? row : { ...row, learned_rule_id: learned };
-    });
+  async setStatus(eventId: string, status: EventStatus): Promise<Schemas["EventStatusResult"]> {
+    const [row] = await this.workspace.scope
+      .from("events")
+      .where({ id: eventId })
+      .update({ status })
+      .returning(["id", "status"]);
+    if (!row) throw notFound("Event");
+    return row;
   }
 
   /** Markers per competitor over the window; every competitor is a key, with `[]` when it had no events. */

@@ -1,5 +1,5 @@
 import { workspaceOf, type AreaHandlers } from "../http/handler.js";
-import { LearnedRuleService, SourceService } from "./service.js";
+import { SourceService } from "./service.js";
 
 export const sourceHandlers: AreaHandlers = {
   updateSource: async (ctx) =>
@@ -7,14 +7,6 @@ export const sourceHandlers: AreaHandlers = {
 
   runSourceNow: async (ctx) =>
     ctx.reply.accepted(await new SourceService(workspaceOf(ctx)).runNow(ctx.path.source_id, ctx.services.jobs)),
-
-  listLearnedRules: async (ctx) =>
-    ctx.reply.ok(await new LearnedRuleService(workspaceOf(ctx)).list(ctx.path.source_id)),
-
-  deleteLearnedRule: async (ctx) => {
-    await new LearnedRuleService(workspaceOf(ctx)).delete(ctx.path.source_id, ctx.path.learned_rule_id);
-    return ctx.reply.noContent();
-  },
 
   deleteSource: async (ctx) => {
     await new SourceService(workspaceOf(ctx)).delete(ctx.path.source_id);

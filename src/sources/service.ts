@@ -4,7 +4,6 @@
  */
 import type { components } from "../../generated/api-types.js";
 import { CompetitorService } from "../competitors/service.js";
-import { isoTimestamp } from "../db/sql.js";
 import { conflict, forbidden, notFound } from "../http/errors.js";
 import type { WorkspaceScope } from "../db/tenancy.js";
 import type { Workspace } from "../http/handler.js";
@@ -160,45 +159,4 @@ export async function sourceRoom(scope: WorkspaceScope, competitorId: string): P
     .where({ competitor_id: competitorId })
     .count<{ count: string }[]>("* as count");
   return Math.max(0, MAX_SOURCES_PER_COMPETITOR - Number(row[0]?.count ?? 0));
-}
-
-/** The learned-rules operations of a workspace's sources. */
-export class LearnedRuleService {
-  constructor(private readonly workspace: Workspace) {}
-
-  async list(sourceId: string): Promise<Schemas["LearnedRule"][]> {
-    await this.assertSource(sourceId);
-    return this.workspace.scope
-      .from("learned_rules")
-      .where({ source_id: sourceId })
-      .orderBy([
-        { column: "created_at", order: "desc" },
-        { column: "id", order: "desc" },
-      ])
-      .select(
-        "id",
-        "source_id",
-        "event_id",
-        "event_title",
-        "reason",
-        "effect",
-        "event_type",
-        "subject",
-        this.workspace.scope.db.raw(`${isoTimestamp("created_at")} AS created_at`),
-      );
-  }
-
-  async delete(sourceId: string, ruleId: string): Promise<void> {
-    await this.assertSource(sourceId);
-    const deleted = await this.workspace.scope
-      .from("learned_rules")
-      .where({ id: ruleId, source_id: sourceId })
-      .delete();
-    if (deleted === 0) throw notFound("Learned rule");
-  }
-
-  private async assertSource(sourceId: string): Promise<void> {
-    const source = await this.workspace.scope.from("sources").where({ id: sourceId }).first("id");
-    if (!source) throw notFound("Source");
-  }
 }

@@ -73,7 +73,6 @@ const FIXTURES: Record<string, (t: Tenant) => string> = {
   source_id: (t) => t.sourceId,
   event_id: (t) => t.eventId,
   rule_id: (t) => t.ruleId,
-  learned_rule_id: (t) => t.learnedRuleId,
   digest_id: (t) => t.digestId,
   account_id: (t) => t.accountId,
   story_id: (t) => t.storyId,
@@ -380,7 +379,6 @@ interface Tenant {
   sourceId: string;
   eventId: string;
   ruleId: string;
-  learnedRuleId: string;
   digestId: string;
   suppressedEmail: string;
   accountId: string;
@@ -418,18 +416,6 @@ async function seedTenant(label: string): Promise<Tenant> {
     createCompetitorProfile(app, { competitorId, summary: `Profile of ${marker}` }),
   ]);
   const eventId = event.id;
-  const [learnedRule] = await knex()("learned_rules")
-    .insert({
-      workspace_id: owner.workspaceId,
-      source_id: source.id,
-      event_id: eventId,
-      event_title: `${marker} rotated its hero`,
-      reason: "noise",
-      effect: "suppress",
-      event_type: "narrative_change",
-      subject: "narrative:hero",
-    })
-    .returning("id");
   const [digest] = await Promise.all([
     // After the event, so that the digest's payload holds it.
     createDigest(app, owner),
@@ -447,7 +433,6 @@ async function seedTenant(label: string): Promise<Tenant> {
     sourceId: source.id,
     eventId,
     ruleId: rule.id,
-    learnedRuleId: learnedRule.id,
     digestId: digest.id,
     suppressedEmail: suppression.email,
     accountId: account.id,

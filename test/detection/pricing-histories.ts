@@ -26,7 +26,6 @@ import { diffExtractions } from "../../src/detection/diff/diff.js";
 import { extract } from "../../src/detection/read/index.js";
 import { planKey, priceOptions } from "../../src/detection/read/pricing/plan.js";
 import type { EventDraft, Extraction, PricingPlan } from "../../src/detection/types.js";
-import { applyLearnedRules, type ApplicableRule } from "../../src/sources/learned-rules.js";
 
 export interface HistoryScore {
   product: string;
@@ -54,14 +53,6 @@ export interface HistoryScore {
   renameEvents: number;
   /** Narrative events on unchanged pairs. */
   narrative: number;
-  /**
-   * Events other than pricing on unchanged pairs (noise: a rotating banner, a reworded paragraph), in page order; then
-   * the same with a member dismissing the first event of each kind as noise (docs/product-rules.md#learned-rules), and
-   * how many dismissals that took.
-   */
-  noise: number;
-  noiseAfterDismissals: number;
-  dismissals: number;
   /** Milliseconds per page for extract(). */
   msPerPage: number;
   /** "version: what" for each missed, wrong or extra record and each missed or false change (capped). */
@@ -184,13 +175,9 @@ export function scoreProduct(manifest: HistoryManifest): HistoryScore {
     renames: 0,
     renameEvents: 0,
     narrative: 0,
-    noise: 0,
-    noiseAfterDismissals: 0,
-    dismissals: 0,
     msPerPage: 0,
     failures: [],
   };
-  const learned: ApplicableRule[] = [];
   const note = (text: string) => {
     if (score.failures.length < 400) score.failures.push(text);
   };
@@ -227,14 +214,6 @@ export function scoreProduct(manifest: HistoryManifest): HistoryScore {
       if (before.named === after.named) {
         score.unchanged++;
         score.narrative += events.filter((event) => event.event_type === "narrative_change").length;
-        const noise = events.filter((event) => event.event_type !== "pricing_change");
-        score.noise += noise.length;
-        const left = applyLearnedRules(learned, noise);
-        score.noiseAfterDismissals += left.length;
-        for (const event of left) {
-          learned.push({ event_type: event.event_type, subject: event.subject, effect: "suppress" });
-          score.dismissals++;
-        }
         const bothRead = previous.readAny && readAny;
         if (bothRead) score.unchangedRead++;
         if (priced.length > 0) {
