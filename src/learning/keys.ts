@@ -8,8 +8,8 @@
  * - a text-only rewrite: one key per section the changed lines sit in, named by the heading above them
  *   (`text:what our customers say`; `text:top` above the first heading), so a rotating testimonial and a real
  *   rewrite of another section are told apart;
- * - pricing events whose prices did not move: `pricing:<plan>:promotion`, `pricing:<plan>:features`,
- *   `pricing:renamed`; every other pricing event (an amount changed, a plan added or removed) is protected: no rule
+ * - pricing events whose prices (list and promotional) did not move: `pricing:<plan>:features`,
+ *   `pricing:renamed:<plans>`; every other pricing event (an amount changed, a plan added or removed) is protected: no rule
  *   ever covers it;
  * - product items: the first segment of the item's path (`item:/customers`), else the item itself;
  * - hiring: the kind and department of each role (`hiring:opened@sales`).
@@ -81,7 +81,10 @@ function keysOf(draft: EventDraft, before: Extraction | null, after: Extraction 
 }
 
 function pricingKeys(draft: EventDraft): LearnKey[] | null {
-  if (draft.subject.startsWith("pricing:renamed:")) return [{ key: "pricing:renamed", description: "Plan renames" }];
+  if (draft.subject.startsWith("pricing:renamed:")) {
+    const plans = draft.subject.slice("pricing:renamed:".length);
+    return [{ key: `pricing:renamed:${plans}`, description: `Renames of the ${plans.replace(/\+/g, ", ")} plans` }];
+  }
   const kind = draft.tags.map((tag) => LEARNABLE_PRICING[tag]).find((k) => k !== undefined);
   if (!kind || amountMoved(draft)) return null;
   const plan = draft.subject.slice("pricing:plan:".length);
@@ -96,10 +99,11 @@ function pricingKeys(draft: EventDraft): LearnKey[] | null {
 /** Whether the plan's list price moved (or the plan came or went): a price change, never covered by a rule. */
 function amountMoved(draft: EventDraft): boolean {
   try {
-    const before = JSON.parse(draft.before_state) as { amount?: unknown } | null;
-    const after = JSON.parse(draft.after_state) as { amount?: unknown } | null;
+    const before = JSON.parse(draft.before_state) as { amount?: unknown; promo_amount?: unknown } | null;
+    const after = JSON.parse(draft.after_state) as { amount?: unknown; promo_amount?: unknown } | null;
     if (before === null || after === null) return true;
-    return before.amount !== after.amount;
+    // A promotional price is a price too: a promotion starting, changing or ending moves it.
+    return before.amount !== after.amount || (before.promo_amount ?? null) !== (after.promo_amount ?? null);
   } catch {
     return true;
   }

@@ -17,10 +17,8 @@ export class NoticeWebhooks {
     // Webhooks are machine integration: api_access (docs/product-rules.md#access-and-roles).
     if (!limitsOf(notice.plan).api_access) return;
     await this.deps.knex.transaction(async (trx) => {
-      const subscriptions: { id: string; event_types: string[] | null }[] = await new WorkspaceScope(
-        trx,
-        notice.workspace_id,
-      )
+      const scope = new WorkspaceScope(trx, notice.workspace_id);
+      const subscriptions: { id: string; event_types: string[] | null }[] = await scope
         .from("webhook_subscriptions")
         .orderBy("environment")
         .select("id", "event_types");

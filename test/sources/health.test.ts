@@ -207,7 +207,7 @@ describe("channels", () => {
     site.set(t.path, { status: 410, body: "gone" });
     await fetchNow(t.sourceId);
     await settled();
-    await waitFor(() => hooks(t).length >= 1, 10_000, "the broken webhook");
+    await waitFor(async () => hooks(t).length >= 1, 10_000, "the broken webhook");
     // The fan-out run again (a retried job) queues nothing twice.
     const [notice] = await notices(t.member);
     await new NoticeFanOut(app.service.services).deliver(notice.id);
@@ -215,7 +215,7 @@ describe("channels", () => {
     site.set(t.path, { body: PLANS(49) });
     await fetchNow(t.sourceId);
     await settled();
-    await waitFor(() => hooks(t).length >= 2, 10_000, "the recovered webhook");
+    await waitFor(async () => hooks(t).length >= 2, 10_000, "the recovered webhook");
     expect(hooks(t)).toHaveLength(2);
 
     const stripe = new Stripe("sk_test_unused");
@@ -246,7 +246,7 @@ describe("channels", () => {
     site.set(t.path, { body: PLANS(49) });
     await fetchNow(t.sourceId);
     await settled();
-    await waitFor(() => hooks(t).length >= 1, 10_000, "the recovered webhook");
+    await waitFor(async () => hooks(t).length >= 1, 10_000, "the recovered webhook");
     expect(hooks(t).map((r) => JSON.parse(r.rawBody).event.type)).toEqual(["source_recovered"]);
   });
 
@@ -295,7 +295,7 @@ describe("channels", () => {
     );
     expect(mails[0].subject).toBe("[Source broken] Acme's pricing page is no longer read");
     expect(mails[0].text_body).toMatch(/What to do: .*fix the source's URL/);
-    await waitFor(() => slack.requests.length >= 1, 10_000, "the Slack message");
+    await waitFor(async () => slack.requests.length >= 1, 10_000, "the Slack message");
     expect(slack.requests).toHaveLength(1);
     expect(JSON.stringify(slack.requests[0]!.body)).toMatch(/Source broken/);
 
@@ -370,7 +370,7 @@ describe("muting", () => {
     await fetchNow(t.sourceId);
     expect((await notices(t.member)).map((n) => n.notice_type)).toEqual(["source_recovered"]);
     await settled();
-    await waitFor(() => hooks(t).length >= 1, 10_000, "the recovered webhook");
+    await waitFor(async () => hooks(t).length >= 1, 10_000, "the recovered webhook");
     expect(hooks(t).map((r) => JSON.parse(r.rawBody).event.type)).toEqual(["source_recovered"]);
   });
 
