@@ -1422,7 +1422,8 @@ export interface paths {
          * List source health notices
          * @description Lists the workspace's source health notices, newest first (ties broken by `id`), with offset/limit pagination:
          *     one per transition of a source (`source_broken`, then `source_recovered` on its next good read), never one per
-         *     failed fetch. Transitions of a source whose notices are muted are not listed. Filters combine with AND.
+         *     failed fetch. Transitions of a source whose notices are muted are not listed. Filters combine with AND; an
+         *     unknown `competitor_id` or `source_id` (another workspace's included) yields an empty list.
          */
         get: operations["listSourceNotices"];
         put?: never;
