@@ -17,6 +17,8 @@
  * 8. accuracy of extraction on the real-page corpora of test/fixtures/real-pages/ (price strings, structured data,
  *    main text of articles): right, wrong, missed, and the main text's precision and recall; see bench/accuracy.ts.
  *    No database.
+ * 9. noise: events per unchanged page before and after one dismissal per kind of noise, on a rotating-content
+ *    homepage and the real pricing-page histories; see bench/noise.ts. Also printed by `accuracy`. No database.
  *
  * Postgres: a fresh database on DATABASE_URL's server when set, otherwise an ephemeral embedded one. Everything the
  * bench starts is stopped and deleted at the end, also on failure; the exit code is non-zero only when the bench
@@ -40,6 +42,7 @@ import { assertSamePage, captureFeedQuery, fetchFeedPage, measureLoad, type Load
 import { measureFetchThroughput, type ThroughputResult } from "./fetch-throughput.js";
 import { measureRendering, renderingRows, type RenderingResult } from "./rendering.js";
 import { accuracyRows, measureAccuracy, type AccuracyResult } from "./accuracy.js";
+import { measureNoise, noiseRows, type NoiseResult } from "./noise.js";
 import { fixed, summaryTable, type SummaryRow } from "./report.js";
 import { measureRunNowLatency, type LatencyResult } from "./run-now-latency.js";
 import { createTenant, loadEvents } from "./seed.js";
@@ -69,9 +72,9 @@ const TARGETS = {
 };
 
 /** `npm run bench -- <scenario…>` runs only those; without names, all of them. */
-const SCENARIOS = ["feed", "detection", "webhooks", "extraction", "rendering", "accuracy"] as const;
+const SCENARIOS = ["feed", "detection", "webhooks", "extraction", "rendering", "accuracy", "noise"] as const;
 /** The scenarios that need no database: run first, and alone when only they are asked for. */
-const WITHOUT_DATABASE: readonly Scenario[] = ["extraction", "rendering", "accuracy"];
+const WITHOUT_DATABASE: readonly Scenario[] = ["extraction", "rendering", "accuracy", "noise"];
 type Scenario = (typeof SCENARIOS)[number];
 
 function selectedScenarios(args: string[]): Set<Scenario> {
@@ -88,6 +91,7 @@ interface Figures {
   extraction?: ExtractionResult;
   rendering?: RenderingResult;
   accuracy?: AccuracyResult;
+  noise?: NoiseResult;
 }
 
 /** What every scenario shares: the database, a token issuer, and the environment of the service processes. */
@@ -108,6 +112,8 @@ async function bench(cleanup: Cleanup, scenarios: Set<Scenario>): Promise<Figure
   if (scenarios.has("extraction")) figures.extraction = await measureExtraction();
   if (scenarios.has("rendering")) figures.rendering = await measureRendering();
   if (scenarios.has("accuracy")) figures.accuracy = measureAccuracy();
+  // Noise before and after dismissals is part of what accuracy reports (bench/noise.ts).
+  if (scenarios.has("accuracy") || scenarios.has("noise")) figures.noise = measureNoise();
   if ([...scenarios].every((scenario) => WITHOUT_DATABASE.includes(scenario))) return figures;
 
   const tmp = mkdtempSync(path.join(tmpdir(), "rivalscope-bench-"));
@@ -333,6 +339,7 @@ function summary(figures: Figures): string {
     ...(figures.extraction ? extractionRows(figures.extraction) : []),
     ...(figures.rendering ? renderingRows(figures.rendering) : []),
     ...(figures.accuracy ? accuracyRows(figures.accuracy) : []),
+    ...(figures.noise ? noiseRows(figures.noise) : []),
   ]);
 }
 

@@ -1200,7 +1200,16 @@ export interface paths {
         head?: never;
         /**
          * Triage an event
-         * @description Sets the triage status of an event. Any status can be set from any other (e.g. a dismissed event can be reset to `new`); setting the current status is a no-op that answers 200.
+         * @description Sets the triage status of an event. Any status can be set from any other (e.g. a dismissed event can be reset to
+         *     `new`); setting the current status is a no-op that answers 200.
+         *
+         *     Dismissing with a `reason` teaches the engine about the event's source: `noise` and `wrong` stop changes of the
+         *     same subject and region of the page (a rotating banner, a counter, a testimonial carousel, a date) from raising
+         *     events; `not_relevant` keeps them, one severity level lower and out of immediate alerts. The rules learned are
+         *     listed by `listLearnedRules` and undone by `deleteLearnedRule`. A price change (a pricing event whose amount
+         *     moved, or a plan added or removed) teaches nothing, and no learned rule ever suppresses one; a change elsewhere on
+         *     the page is never covered. Setting the event back to another status forgets the rules its dismissal taught.
+         *     `reason` without `status=dismissed` answers 422.
          */
         patch: operations["updateEventStatus"];
         trace?: never;
@@ -1402,6 +1411,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/source-notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List source health notices
+         * @description Lists the workspace's source health notices, newest first (ties broken by `id`), with offset/limit pagination:
+         *     one per transition of a source (`source_broken`, then `source_recovered` on its next good read), never one per
+         *     failed fetch. Transitions of a source whose notices are muted are not listed. Filters combine with AND; an
+         *     unknown `competitor_id` or `source_id` (another workspace's included) yields an empty list.
+         */
+        get: operations["listSourceNotices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sources/{source_id}": {
         parameters: {
             query?: never;
@@ -1424,6 +1456,71 @@ export interface paths {
          * @description Updates a source; see the PATCH semantics of `SourceUpdate`. Answers 409 when the new URL is already tracked for the competitor.
          */
         patch: operations["updateSource"];
+        trace?: never;
+    };
+    "/sources/{source_id}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Mute or unmute a source's health notices
+         * @description Mutes (`notices_muted: true`) or unmutes the source's health notices. A muted source's transitions go to no channel
+         *     (immediate alerts, webhooks, the digest's "Sources needing attention", `GET /source-notices`), but its
+         *     `health_state` is still shown and still follows its fetches. Owners only (403 for members).
+         */
+        patch: operations["updateSourceHealth"];
+        trace?: never;
+    };
+    "/sources/{source_id}/learned-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a source's learned rules
+         * @description Lists the rules learned from dismissed events of this source, newest first, each with the event that taught it.
+         *     Not paginated: a source holds at most 200 learned rules (the oldest is forgotten when a 201st is learned).
+         */
+        get: operations["listLearnedRules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sources/{source_id}/learned-rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a learned rule
+         * @description Deletes a learned rule: changes it covered raise events again from the next fetch (or re-analysis) on; events
+         *     already suppressed are not brought back. Owners only (403 for members); 404 when the rule is not one of the
+         *     source's, or the source not the workspace's.
+         */
+        delete: operations["deleteLearnedRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/sources/{source_id}/run-now": {
@@ -2046,6 +2143,8 @@ export interface components {
             is_active: boolean;
             /** @description `true` for the rule every workspace starts with (frequency `daily`, severity `medium`, channel `email`, every competitor and type). */
             is_default: boolean;
+            /** @description The source health transitions the rule alerts on (an empty list for none), for sources of its competitor (or of every competitor). Thresholds and `event_types` do not apply to them; only `immediate` rules send them. */
+            notice_types_json: components["schemas"]["SourceNoticeType"][];
         };
         /** @description Body of `POST /alert-rules`. Every field is optional; an absent field takes its default. */
         AlertRuleRequest: {
@@ -2083,6 +2182,11 @@ export interface components {
              * @default medium
              */
             severity_threshold: components["schemas"]["Severity"];
+            /**
+             * @description The source health transitions to alert on (`source_broken`, `source_recovered`); an empty list or absent for none. Duplicates are ignored. Sent by `immediate` rules only.
+             * @default []
+             */
+            notice_types: components["schemas"]["SourceNoticeType"][];
         };
         /** @description Body of `PATCH /alert-rules/{rule_id}`: the same fields as `AlertRuleRequest`, without defaults. An absent field is unchanged; `null` on `competitor_id` means every competitor and on `event_types` every type. */
         AlertRuleUpdate: {
@@ -2104,6 +2208,8 @@ export interface components {
             frequency?: components["schemas"]["AlertFrequency"];
             /** @description Minimum severity of a matching event, inclusive. */
             severity_threshold?: components["schemas"]["Severity"];
+            /** @description The source health transitions to alert on; an empty list for none. Duplicates are ignored. */
+            notice_types?: components["schemas"]["SourceNoticeType"][];
         };
         /** @description One alternative name of a competitor. */
         AliasName: string;
@@ -2457,7 +2563,10 @@ export interface components {
              *     (at most 25 events listed, the rest counted in `more_events`). Events are ordered by severity, then newest first,
              *     and carry `id`, `event_type`, `severity`, `title`, `summary`, `confidence_score`, `detected_at`, `source_url` and
              *     `url` (the event in this API, for machines) and `app_url` (the event's page in the web app, `/app/events/<id>`,
-             *     where the digest mail links people). Dismissed events are left out. `null` when it could not be generated.
+             *     where the digest mail links people). Dismissed events are left out. `sources_needing_attention` lists the
+             *     workspace's sources that are `broken` when the digest is generated (muted ones left out), at most 50, longest
+             *     broken first: `{source_id, source_url, source_type, competitor: {id, name}, reason, detail, action, since}`; an
+             *     empty list when every source is read. `null` when it could not be generated.
              */
             payload_json: {
                 [key: string]: unknown;
@@ -2579,6 +2688,13 @@ export interface components {
          * @enum {string}
          */
         DigestFrequency: "daily" | "weekly" | "off";
+        /**
+         * @description Why a member dismissed an event, which the engine learns from: `noise` (a change that means nothing: a rotating
+         *     banner, a counter, a carousel, a date) and `wrong` (misread) stop the same kind of change on the same source from
+         *     raising events; `not_relevant` keeps them, a severity level lower and out of immediate alerts.
+         * @enum {string}
+         */
+        DismissalReason: "noise" | "not_relevant" | "wrong";
         /** @description A source candidate found while profiling a competitor. */
         EnrichedSource: {
             /** @description The candidate URL. */
@@ -2686,6 +2802,8 @@ export interface components {
             id: string;
             /** @description Its new status. */
             status: components["schemas"]["EventStatus"];
+            /** @description The ids of the rules this dismissal taught (see `listLearnedRules`); an empty list when no `reason` was given, the status is not `dismissed`, or the change is one no rule may cover (a price change). */
+            learned_rule_ids: string[];
         };
         /**
          * @description The kind of change an event describes; webhook receivers switch on it (`event.type`).
@@ -2889,6 +3007,38 @@ export interface components {
              */
             detected_at: string;
         };
+        /**
+         * @description A rule the engine learned from a dismissed event: changes of the same subject and region on the same source are
+         *     suppressed (`noise`, `wrong`) or demoted (`not_relevant`). A price change is never covered by a learned rule.
+         */
+        LearnedRule: {
+            /** @description Identifier (UUID). */
+            id: string;
+            /** @description The source the rule applies to. */
+            source_id: string;
+            /** @description The event whose dismissal taught the rule; `null` once that event was deleted. */
+            event_id: string | null;
+            /** @description The title of that event, as it was when it was dismissed. */
+            event_title: string;
+            /** @description The reason given when dismissing. */
+            reason: components["schemas"]["DismissalReason"];
+            /** @description What the rule does to the changes it covers. */
+            effect: components["schemas"]["LearnedRuleEffect"];
+            /** @description The subject and region the rule covers, e.g. `narrative:hero`, `text:what our customers say`, `pricing:pro:promotion`. */
+            key: string;
+            /** @description The same, in plain words, e.g. `Changes to the hero copy`. */
+            description: string;
+            /**
+             * Format: date-time
+             * @description When the rule was learned.
+             */
+            created_at: string;
+        };
+        /**
+         * @description What a learned rule does to the changes it covers: `suppress` raises no event, `demote` lowers the severity one level and keeps the event out of immediate alerts.
+         * @enum {string}
+         */
+        LearnedRuleEffect: "suppress" | "demote";
         /** @description Body of `POST /auth/login`. */
         LoginRequest: {
             /** @description The sign-in email address; compared case-insensitively. */
@@ -3579,6 +3729,24 @@ export interface components {
              * @description When the source was last changed.
              */
             updated_at: string;
+            /** @description Whether the source is being read (`healthy`) or has stopped being read (`broken`); shown whether or not its health notices are muted. */
+            health_state: components["schemas"]["SourceHealthState"];
+            /**
+             * @description Why the source is `broken`; `null` while it is `healthy`.
+             * @enum {string|null}
+             */
+            health_reason: "repeated_failures" | "not_found" | "walled" | "no_plans" | null;
+            /** @description What went wrong, in plain words (e.g. `The page answers 404 (not found)`); `null` while the source is `healthy`. */
+            health_detail: string | null;
+            /** @description What to do about it (switch `fetch_method` to `browser`, fix the URL, re-run discovery); `null` while the source is `healthy`. */
+            health_action: string | null;
+            /**
+             * Format: date-time
+             * @description When the source last changed `health_state`; `null` when it never did.
+             */
+            health_changed_at: string | null;
+            /** @description `true` when an owner muted the source's health notices: its transitions are then told to no channel (alerts, webhooks, digests, the notice list), but `health_state` still shows. */
+            health_notices_muted: boolean;
         };
         /** @description Body of `POST /competitors/{competitor_id}/sources`. */
         SourceCreate: {
@@ -3597,6 +3765,63 @@ export interface components {
              */
             fetch_frequency_minutes: components["schemas"]["FetchFrequencyMinutes"];
         };
+        /**
+         * @description Why a source is `broken`: `repeated_failures` (3 failed fetches in a row), `not_found` (the page answers 404 or 410),
+         *     `walled` (a bot challenge page, or a JavaScript app shell read with `http`), `no_plans` (a pricing page that used to
+         *     yield plans now yields none while its fetch succeeds). More values may be added: clients must accept values they do
+         *     not know.
+         * @enum {string}
+         */
+        SourceHealthReason: "repeated_failures" | "not_found" | "walled" | "no_plans";
+        /**
+         * @description Whether a source is being read: `healthy` while its fetches yield the page, `broken` once it fails several fetches in
+         *     a row, answers 404 or 410, is walled (a bot challenge, or an app shell an `http` fetch cannot read), or, for a
+         *     pricing page that used to yield plans, yields none while its fetch succeeds.
+         * @enum {string}
+         */
+        SourceHealthState: "healthy" | "broken";
+        /** @description Body of `PATCH /sources/{source_id}/health`. */
+        SourceHealthUpdate: {
+            /** @description `true` mutes the source's health notices, `false` lets them through again. */
+            notices_muted: boolean;
+        };
+        /**
+         * @description One health transition of a source, told once: it stopped being read (`source_broken`) or was read again
+         *     (`source_recovered`). Never made once per failed fetch; never written to a CRM.
+         */
+        SourceNotice: {
+            /** @description Identifier (UUID). */
+            id: string;
+            /** @description The transition. */
+            notice_type: components["schemas"]["SourceNoticeType"];
+            /** @description The source (tracked URL) concerned. */
+            source_id: string;
+            /** @description That source's URL. */
+            source_url: string;
+            /** @description The source's page kind. */
+            source_type: components["schemas"]["SourceType"];
+            /** @description The source's competitor. */
+            competitor_id: string;
+            /** @description The competitor's name. */
+            competitor_name: string;
+            /** @description Why the source broke (for `source_broken`), or why it had been broken (for `source_recovered`). */
+            reason: components["schemas"]["SourceHealthReason"];
+            /** @description What happened, in plain words, e.g. `Acme's pricing page answers 404 (not found)` or `Acme's pricing page is read again`. */
+            detail: string;
+            /** @description What to do about it; for `source_recovered`, an empty string. */
+            action: string;
+            /**
+             * Format: date-time
+             * @description When the transition happened.
+             */
+            created_at: string;
+        };
+        /**
+         * @description A source health transition, as alert rules filter on it and webhooks carry it in `event.type`: `source_broken` when a
+         *     source stops being read, `source_recovered` on its next good read.
+         * @enum {string}
+         */
+        SourceNoticeType: "source_broken" | "source_recovered";
         /**
          * @description What kind of page a source is. Unknown kinds are stored as `other`.
          * @enum {string}
@@ -7383,6 +7608,8 @@ export interface operations {
             query: {
                 /** @description The new status. */
                 status: components["schemas"]["EventStatus"];
+                /** @description Why the event is dismissed; only with `status=dismissed`. Absent: the dismissal teaches nothing. */
+                reason?: components["schemas"]["DismissalReason"];
             };
             header?: never;
             path: {
@@ -7776,6 +8003,57 @@ export interface operations {
             };
         };
     };
+    listSourceNotices: {
+        parameters: {
+            query?: {
+                /** @description Only notices of this competitor's sources. */
+                competitor_id?: components["schemas"]["uuid"];
+                /** @description Only notices of this source. */
+                source_id?: components["schemas"]["uuid"];
+                /** @description Only notices of this type. */
+                notice_type?: components["schemas"]["SourceNoticeType"];
+                /** @description Number of matching notices to skip. */
+                offset?: number;
+                /** @description Maximum number of notices returned: 1 to 200. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceNotice"][];
+                };
+            };
+            /** @description No valid bearer token was sent (missing, malformed, expired, or for a user that no longer exists). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The request failed validation (body, query, path, malformed JSON or wrong content type). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     deleteSource: {
         parameters: {
             query?: never;
@@ -7882,6 +8160,184 @@ export interface operations {
             };
             /** @description The request conflicts with existing state (e.g. a duplicate). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The request failed validation (body, query, path, malformed JSON or wrong content type). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    updateSourceHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The source's id (UUID). */
+                source_id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SourceHealthUpdate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            /** @description No valid bearer token was sent (missing, malformed, expired, or for a user that no longer exists). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The caller is authenticated but may not do this: not a platform admin, not a workspace owner, or the workspace's plan does not allow it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The resource does not exist, or belongs to another workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The request failed validation (body, query, path, malformed JSON or wrong content type). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listLearnedRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The source's id (UUID). */
+                source_id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LearnedRule"][];
+                };
+            };
+            /** @description No valid bearer token was sent (missing, malformed, expired, or for a user that no longer exists). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The resource does not exist, or belongs to another workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The request failed validation (body, query, path, malformed JSON or wrong content type). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteLearnedRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The source's id (UUID). */
+                source_id: components["schemas"]["uuid"];
+                /** @description The learned rule's id (UUID). */
+                rule_id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid bearer token was sent (missing, malformed, expired, or for a user that no longer exists). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The caller is authenticated but may not do this: not a platform admin, not a workspace owner, or the workspace's plan does not allow it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The resource does not exist, or belongs to another workspace. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -31,6 +31,7 @@ import * as childPlanFollowsPartner from "./20261128000400_child_plan_follows_pa
 import * as firehoseWebLinks from "./20261128000500_firehose_web_links.js";
 import * as betaClaimsPerWorkspace from "./20261128000600_beta_claims_per_workspace.js";
 import * as paymentsCheckoutSession from "./20261128000700_payments_checkout_session.js";
+import * as sourceHealthAndLearnedRules from "./20261129000100_source_health_and_learned_rules.js";
 
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.Migration]> = [
   ["20261122000100_foundation", foundation],
@@ -61,4 +62,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Knex.M
   ["20261128000500_firehose_web_links", firehoseWebLinks],
   ["20261128000600_beta_claims_per_workspace", betaClaimsPerWorkspace],
   ["20261128000700_payments_checkout_session", paymentsCheckoutSession],
+  ["20261129000100_source_health_and_learned_rules", sourceHealthAndLearnedRules],
 ];

@@ -17,6 +17,7 @@ import { eventHandlers } from "./events/handlers.js";
 import { firehoseHandlers } from "./firehose/handlers.js";
 import { healthHandlers } from "./health/handlers.js";
 import { insightHandlers } from "./insights/handlers.js";
+import { learningHandlers } from "./learning/handlers.js";
 import { marketingHandlers } from "./marketing/handlers.js";
 import type { AreaHandlers, OperationId, Reply } from "./http/handler.js";
 import { partnerHandlers } from "./partner/handlers.js";
@@ -49,6 +50,7 @@ const AREAS: AreaHandlers[] = [
   partnerHandlers,
   displacementHandlers,
   chatHandlers,
+  learningHandlers,
 ];
 
 function merge(areas: AreaHandlers[]): AreaHandlers {

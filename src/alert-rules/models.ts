@@ -21,12 +21,20 @@ export class AlertRule extends BaseModel {
   email_recipients_json!: string[] | null;
   /** Partner monitor types the rule is limited to (docs/product-rules.md#partner-api); internal. */
   monitor_types_json!: string[] | null;
+  /** The source health transitions the rule alerts on (docs/product-rules.md#source-health). */
+  notice_types_json!: Schemas["SourceNoticeType"][];
   created_at!: Date;
   updated_at!: Date;
 
   // jsonb columns: objection (de)serialises them.
   static get jsonAttributes() {
-    return ["delivery_channels_json", "event_types_json", "email_recipients_json", "monitor_types_json"];
+    return [
+      "delivery_channels_json",
+      "event_types_json",
+      "email_recipients_json",
+      "monitor_types_json",
+      "notice_types_json",
+    ];
   }
 
   /** The contract's AlertRule shape (the timestamps are internal: they only order the list). */
@@ -43,6 +51,7 @@ export class AlertRule extends BaseModel {
       severity_threshold: this.severity_threshold,
       is_active: this.is_active,
       is_default: this.is_default,
+      notice_types_json: this.notice_types_json ?? [],
     };
   }
 }

@@ -29,6 +29,7 @@ interface RuleSettings {
   event_types_json: Schemas["EventType"][] | null;
   frequency: Schemas["AlertFrequency"];
   severity_threshold: Schemas["Severity"];
+  notice_types_json: Schemas["SourceNoticeType"][];
 }
 
 /**
@@ -42,6 +43,7 @@ const DEFAULT_RULE_SETTINGS: RuleSettings = {
   event_types_json: null,
   frequency: "daily",
   severity_threshold: "medium",
+  notice_types_json: [],
 };
 
 /**
@@ -87,6 +89,7 @@ export class AlertRuleService {
       event_types_json: input.event_types == null ? null : unique(input.event_types),
       frequency: input.frequency ?? "immediate",
       severity_threshold: input.severity_threshold ?? "medium",
+      notice_types_json: unique(input.notice_types ?? []),
     };
     return this.workspace.scope.transaction(async (scope) => {
       // Lock the workspace row so two concurrent creates cannot both pass the 100-rule limit.
@@ -131,6 +134,7 @@ export class AlertRuleService {
               : unique(input.event_types),
         frequency: input.frequency ?? rule.frequency,
         severity_threshold: input.severity_threshold ?? rule.severity_threshold,
+        notice_types_json: input.notice_types ? unique(input.notice_types) : (rule.notice_types_json ?? []),
       };
       const competitorName = await this.competitorName(scope, settings.competitor_id);
       const workspace = await this.workspaceRow(scope);

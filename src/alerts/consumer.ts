@@ -14,6 +14,7 @@ import type { DeliveryDeps, DeliverySetup, EventChannel, EventToDeliver } from "
 import { QUEUES } from "../jobs/queues.js";
 import { enqueueEmail } from "../email/outbox.js";
 import { isSuppressed, normalizeEmail } from "../suppressions/service.js";
+import { DEMOTED_TAG } from "../learning/rules.js";
 import { limitsOf } from "../workspaces/plans.js";
 import { channelsFor, ruleMatches } from "./match.js";
 import { alertEmail } from "./messages.js";
@@ -38,6 +39,9 @@ export class ImmediateAlertChannel implements EventChannel {
   }
 
   async consume(event: EventToDeliver): Promise<void> {
+    // A kind of change a member marked not relevant stays in the feed and digests, out of immediate alerts
+    // (docs/product-rules.md#learned-rules).
+    if (event.tags_json.includes(DEMOTED_TAG)) return;
     const limits = limitsOf(event.plan);
     // The event's workspace's rules (and, below, its members).
     const scope = new WorkspaceScope(this.deps.knex, event.workspace_id);

@@ -7,13 +7,15 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import type { Knex } from "knex";
 import { loadEventToDeliver } from "../delivery/event.js";
-import type { DeliveryDeps, EventToDeliver } from "../delivery/types.js";
+import { loadNoticeToDeliver } from "../delivery/notice.js";
+import type { DeliveryDeps } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { sealedPlace, secretBoxOf } from "../lib/secret-box.js";
 import { FetchError } from "../lib/http-client.js";
 import { assertLiteralAllowed, resolveChecked, type GuardPolicy, type Resolver } from "../lib/ssrf-guard.js";
 import { PLANS, PLAN_NAMES, limitsOf, type PlanName } from "../workspaces/plans.js";
-import { slackMessage } from "./messages.js";
+import { slackMessage, type SlackMessage } from "./messages.js";
+import { noticeSlackMessage } from "./notice-messages.js";
 
 /** Slack answers within a few seconds or not at all; a short timeout keeps a stuck call from holding a worker. */
 const SLACK_TIMEOUT_MS = 10_000;
@@ -120,14 +122,22 @@ export class SlackAlertDelivery {
 
   /** Posts the alert of delivery `deliveryId` (job `jobId` of the `alert-slack` queue). */
   async send(deliveryId: string, jobId: string): Promise<void> {
-    const delivery: { id: string; event_id: string; status: string } | undefined = await this.deps
-      .knex("alert_deliveries")
-      .where({ id: deliveryId, channel: "slack" })
-      .first("id", "event_id", "status");
+    const delivery: { id: string; event_id: string | null; notice_id: string | null; status: string } | undefined =
+      await this.deps
+        .knex("alert_deliveries")
+        .where({ id: deliveryId, channel: "slack" })
+        .first("id", "event_id", "notice_id", "status");
     // Already settled by an earlier run of this job (pg-boss delivers at least once).
     if (!delivery || delivery.status !== "queued") return;
-    const event = await loadEventToDeliver(this.deps.knex, delivery.event_id);
+    // An event's alert, or a source health notice's (docs/product-rules.md#source-health).
+    const event = delivery.event_id
+      ? await loadEventToDeliver(this.deps.knex, delivery.event_id)
+      : await loadNoticeToDeliver(this.deps.knex, delivery.notice_id!);
     if (!event) return;
+    const message =
+      "kind" in event
+        ? noticeSlackMessage(event, this.deps.config.publicBaseUrl)
+        : slackMessage(event, this.deps.config.publicBaseUrl);
     if (!event.slack_webhook_url) {
       await this.settle(delivery.id, "failed", "no Slack webhook is connected to the workspace");
       return;
@@ -144,7 +154,7 @@ export class SlackAlertDelivery {
       await this.settle(delivery.id, "failed", "the stored Slack webhook cannot be opened; connect it again");
       return;
     }
-    const failure = await this.post(event, webhookUrl);
+    const failure = await this.post(message, webhookUrl);
     if (!failure) {
       await this.settle(delivery.id, "sent", null);
       this.deps.log.info({ event: event.id, delivery: delivery.id }, "slack alert sent");
@@ -164,12 +174,12 @@ export class SlackAlertDelivery {
   }
 
   /** One POST of the message; null when Slack took it, otherwise why not and whether asking again may help. */
-  private async post(event: EventToDeliver, webhookUrl: string): Promise<{ error: string; retryable: boolean } | null> {
+  private async post(message: SlackMessage, webhookUrl: string): Promise<{ error: string; retryable: boolean } | null> {
     try {
       const response = await this.deps.http.send(webhookUrl, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify(slackMessage(event, this.deps.config.publicBaseUrl)),
+        body: JSON.stringify(message),
         timeoutMs: SLACK_TIMEOUT_MS,
       });
       if (response.status >= 200 && response.status < 300) return null;

@@ -183,7 +183,7 @@ Idempotent: a second call replaces the URL.`,
 --url U                 the endpoint the events are POSTed to (required; a private address is refused).
 --environment E         staging or production (required); at most one subscription per environment.
 --min-severity S        the lowest severity delivered.
---event-types a,b|all   the event types delivered; all clears the filter.
+--event-types a,b|all   the event types delivered (source_broken and source_recovered name source health notices); all clears the filter.
 --rotate-secret         issue a new signing secret.
 Needs api_access. Prints the subscription with its signing_secret.
 Idempotent: a second call updates the subscription and keeps its secret unless --rotate-secret.`,

@@ -39,6 +39,8 @@ export const TENANT_TABLES = [
   "switcher_stories",
   "firehose_monitors",
   "firehose_mentions",
+  "source_notices",
+  "learned_rules",
 ] as const;
 
 export type TenantTable = (typeof TENANT_TABLES)[number];

@@ -86,3 +86,32 @@ export interface EventChannel {
 
 /** A channel's class: what the fan-out builds from the worker's deps for each event. */
 export type EventChannelClass = new (deps: DeliveryDeps) => EventChannel;
+
+/**
+ * A source health notice as its channels need it (docs/product-rules.md#source-health), loaded once per
+ * `source-notice-created` job and by the Slack and webhook workers: the notice, its source and competitor, and its
+ * workspace's name, plan and Slack webhook. `kind` tells it apart from an event where a channel carries both.
+ */
+export interface NoticeToDeliver {
+  kind: "notice";
+  id: string;
+  workspace_id: string;
+  notice_type: "source_broken" | "source_recovered";
+  reason: string;
+  detail: string;
+  action: string;
+  created_at: Date;
+  /** "Acme's pricing page is no longer read". */
+  title: string;
+  source_id: string;
+  source_url: string;
+  source_type: string;
+  /** The source's state now (it may have moved again since the notice). */
+  health_state: string;
+  competitor_id: string;
+  competitor_name: string;
+  competitor_domain: string;
+  workspace_name: string;
+  plan: Plan;
+  slack_webhook_url: string | null;
+}

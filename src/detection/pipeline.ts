@@ -12,6 +12,9 @@ import type { Jobs } from "../jobs/boss.js";
 import { QUEUES } from "../jobs/queues.js";
 import { metrics } from "../metrics/metrics.js";
 import { fetchFinished, fetchStarted } from "../sources/fetch-queue.js";
+import { breakageOf, markBroken, markRead, NoPlansError } from "../sources/health.js";
+import { learnableOf, learnableOfDraft, type KeyedDraft } from "../learning/keys.js";
+import { applyRules, type Effect } from "../learning/rules.js";
 import type { AssetStore } from "../lib/asset-store.js";
 import type { ByteClientOptions } from "../lib/byte-client.js";
 import { FetchError, type FetchResult, type HttpClient } from "../lib/http-client.js";
@@ -25,7 +28,7 @@ import { pageText, PageError } from "./fetch/page-text.js";
 import { ParsePool } from "./parse/parse-pool.js";
 import { PageRenderer, type RenderedPage, type Screenshot } from "./fetch/render.js";
 import { screenshotTarget } from "./fetch/screenshot.js";
-import { EXTRACTOR_VERSION, type EventDraft, type Extraction } from "./types.js";
+import { EXTRACTOR_VERSION, isPlanRecord, type EventDraft, type Extraction } from "./types.js";
 
 export interface DetectionDeps {
   knex: Knex;
@@ -262,6 +265,7 @@ export class DetectionPipeline {
         throw new PageError(`looks like a bot challenge page (${new URL(result.url).host})`, true);
       }
       await this.assertNotShell(source, body, extraction, rendered);
+      assertStillPriced(source, previous, extraction);
 
       const contentHash = sha256(body);
       if (previous && previous.content_hash === contentHash) {
@@ -323,10 +327,10 @@ export class DetectionPipeline {
     error: unknown,
     fetchedAt: Date,
   ): Promise<FetchOutcome> {
-    const known = error instanceof FetchError || error instanceof PageError;
+    const known = error instanceof FetchError || error instanceof PageError || error instanceof NoPlansError;
     if (!known) this.deps.log.error({ err: error, source: sourceId }, "source fetch failed unexpectedly");
     const message = known ? error.message : INTERNAL_FAILURE;
-    await this.recordFailure(scope, sourceId, message, fetchedAt);
+    await this.recordFailure(scope, sourceId, message, fetchedAt, error);
     if (error instanceof FetchError ? error.retryable : !known) throw error;
     return { kind: "failed", message, retryable: false };
   }
@@ -460,11 +464,15 @@ export class DetectionPipeline {
     const diff = previousExtraction ? diffExtractions(previousExtraction, page.extraction) : null;
     const drafts =
       diff && !isEmptyDiff(diff)
-        ? classify(diff, {
-            competitorName: source.competitor_name,
-            sourceType: source.source_type,
-            sourceUrl: source.url,
-          })
+        ? withKeys(
+            classify(diff, {
+              competitorName: source.competitor_name,
+              sourceType: source.source_type,
+              sourceUrl: source.url,
+            }),
+            previousExtraction,
+            page.extraction,
+          )
         : [];
     const shots = await this.takeScreenshots(source, page.rendered, drafts);
 
@@ -514,6 +522,7 @@ export class DetectionPipeline {
           last_modified: result.lastModified,
           ...successState(fetchedAt),
         });
+      await markRead(trx, this.deps.jobs, scope, source.id, fetchedAt);
       return { kind: "changed" as const, snapshotId: snapshot.id, events };
     });
   }
@@ -594,11 +603,15 @@ export class DetectionPipeline {
             diffId: await upsertDiff(trxScope, source, before.id, snapshot.id, diff),
             observedAt: snapshot.fetched_at,
           };
-          drafts = classify(diff, {
-            competitorName: source.competitor_name,
-            sourceType: source.source_type,
-            sourceUrl: source.url,
-          });
+          drafts = withKeys(
+            classify(diff, {
+              competitorName: source.competitor_name,
+              sourceType: source.source_type,
+              sourceUrl: source.url,
+            }),
+            before.extraction,
+            snapshot.extraction,
+          );
         }
       }
       const resolution = resolveDrafts(pending, drafts);
@@ -648,11 +661,19 @@ export class DetectionPipeline {
   private async insertEvents(
     trx: Knex.Transaction,
     source: SourceRow,
-    changes: ChangeToStore[],
+    proposed: ChangeToStore[],
     shots?: ShotSet,
   ): Promise<number> {
-    if (changes.length === 0) return 0;
+    if (proposed.length === 0) return 0;
     const scope = new WorkspaceScope(trx, source.workspace_id);
+    // What members taught by dismissing events of this source (docs/product-rules.md#learned-rules), live fetches and
+    // re-analysis alike.
+    const rules: { key: string; effect: Effect }[] = await scope
+      .from("learned_rules")
+      .where({ source_id: source.id })
+      .select("key", "effect");
+    const changes = applyRules(proposed, new Map(rules.map((rule) => [rule.key, rule.effect])));
+    if (changes.length === 0) return 0;
     const stored: { id: string; diff_id: string; subject: string }[] = await scope
       .insert(
         "events",
@@ -670,6 +691,7 @@ export class DetectionPipeline {
           is_inferred: draft.is_inferred,
           tags_json: JSON.stringify(draft.tags),
           subject: draft.subject,
+          learn_keys: JSON.stringify(learnableOfDraft(draft)),
           observed_at: origin.observedAt,
           published_at: draft.published_at ?? null,
           detected_at: trx.fn.now(),
@@ -734,27 +756,45 @@ export class DetectionPipeline {
           last_modified: lastModified ?? source.last_modified,
           ...successState(fetchedAt),
         });
+      await markRead(trx, this.deps.jobs, scope, source.id, fetchedAt);
       return events;
     });
   }
 
+  /**
+   * Records a failed fetch on the source, and, in the same transaction, the source's health when this failure breaks
+   * it (docs/product-rules.md#source-health): told once, however often the job is retried.
+   */
   private async recordFailure(
     scope: WorkspaceScope,
     sourceId: string,
     message: string,
     fetchedAt: Date,
+    error: unknown,
   ): Promise<void> {
-    await scope
-      .from("sources")
-      .where({ id: sourceId })
-      .update({
-        error_message: message,
-        last_error_at: fetchedAt,
-        last_fetched_at: fetchedAt,
-        consecutive_failures: scope.db.raw("consecutive_failures + 1"),
-        updated_at: fetchedAt,
-        ...fetchFinished,
+    await scope.db.transaction(async (trx) => {
+      const [row] = await scope
+        .on(trx)
+        .from("sources")
+        .where({ id: sourceId })
+        .update({
+          error_message: message,
+          last_error_at: fetchedAt,
+          last_fetched_at: fetchedAt,
+          consecutive_failures: trx.raw("consecutive_failures + 1"),
+          updated_at: fetchedAt,
+          ...fetchFinished,
+        })
+        .returning(["consecutive_failures", "fetch_method"]);
+      if (!row) return;
+      const breakage = breakageOf({
+        error,
+        message,
+        consecutiveFailures: row.consecutive_failures,
+        fetchMethod: row.fetch_method,
       });
+      if (breakage) await markBroken(trx, this.deps.jobs, scope, sourceId, breakage, fetchedAt);
+    });
     this.deps.log.info({ source: sourceId, error: message }, "source fetch failed");
   }
 
@@ -802,6 +842,17 @@ function sourceQuery(sources: Knex.QueryBuilder): Knex.QueryBuilder {
       "s.last_snapshot_id",
       "s.fetch_job_id",
     );
+}
+
+/**
+ * The quiet failure (docs/product-rules.md#source-health): a pricing page whose last good read yielded plans and that
+ * now loads without any fails its fetch instead of becoming the baseline, so it is told as broken rather than as
+ * every plan removed.
+ */
+function assertStillPriced(source: SourceRow, previous: SnapshotRow | null, extraction: Extraction): void {
+  if (source.source_type !== "pricing" || !previous) return;
+  const before = (previous.extraction?.pricing ?? []).filter(isPlanRecord).length;
+  if (before > 0 && extraction.pricing.filter(isPlanRecord).length === 0) throw new NoPlansError(before);
 }
 
 async function loadSnapshot(scope: WorkspaceScope, snapshotId: string): Promise<SnapshotRow | undefined> {
@@ -883,9 +934,17 @@ function screenshotEvidence(eventId: string, sourceUrl: string, stored: StoredSh
   };
 }
 
+/**
+ * The drafts of one diff with the keys learned rules name them by (src/learning/keys.ts), derived while both
+ * extractions are at hand; they travel with a draft that waits for confirmation.
+ */
+function withKeys(drafts: EventDraft[], before: Extraction | null, after: Extraction): KeyedDraft[] {
+  return drafts.map((draft) => ({ ...draft, learn: learnableOf(draft, before, after) }));
+}
+
 /** An event to store: its draft and the change it came from. */
 interface ChangeToStore {
-  draft: EventDraft;
+  draft: KeyedDraft;
   origin: ChangeOrigin;
 }
 

@@ -95,6 +95,15 @@ function renderText(payload: DigestPayload, unsubscribeUrl: string, recipient: D
     for (const event of section.events) lines.push(...textEvent(event), "");
     if (section.more_events > 0) lines.push(`  …and ${section.more_events} more`, "");
   }
+  const attention = payload.sources_needing_attention ?? [];
+  if (attention.length > 0) {
+    lines.push("", "SOURCES NEEDING ATTENTION", "");
+    for (const source of attention) {
+      lines.push(`- ${source.competitor.name}: ${source.source_url}`, `  ${source.detail}`);
+      if (source.action) lines.push(`  What to do: ${source.action}`);
+      lines.push("");
+    }
+  }
   lines.push(
     "",
     "-- ",
@@ -133,6 +142,21 @@ function renderHtml(payload: DigestPayload, unsubscribeUrl: string, recipient: D
       parts.push(
         `<tr><td style="padding:6px 0;font-size:13px;color:#57606a">…and ${section.more_events} more</td></tr>`,
       );
+    }
+  }
+  const attention = payload.sources_needing_attention ?? [];
+  if (attention.length > 0) {
+    parts.push(
+      `<tr><td style="padding:24px 0 4px"><h2 style="font-size:16px;margin:0">Sources needing attention</h2></td></tr>`,
+    );
+    for (const source of attention) {
+      const action = source.action
+        ? `<div style="font-size:13px;color:#57606a;margin-top:4px"><strong>What to do:</strong> ${escapeHtml(source.action)}</div>`
+        : "";
+      parts.push(`<tr><td style="padding:10px 0;border-top:1px solid #d0d7de">
+<div style="font-size:15px;font-weight:600;margin:2px 0">${escapeHtml(source.competitor.name)} · <a href="${escapeHtml(source.source_url)}" style="color:#0969da;text-decoration:none">${escapeHtml(source.source_url)}</a></div>
+<div style="font-size:14px;color:#1f2328">${escapeHtml(source.detail)}</div>
+${action}</td></tr>`);
     }
   }
   const counts =

@@ -62,7 +62,27 @@ export interface DigestPayload {
   };
   highlights: DigestEventItem[];
   sections: DigestSection[];
+  /**
+   * The workspace's sources that are broken when the digest is generated, muted ones left out, longest broken first
+   * (docs/product-rules.md#source-health). Absent in digests generated before it existed.
+   */
+  sources_needing_attention?: SourceNeedingAttention[];
 }
+
+/** One broken source in a digest: which page, why in plain words, and what to do. */
+export interface SourceNeedingAttention {
+  source_id: string;
+  source_url: string;
+  source_type: string;
+  competitor: { id: string; name: string };
+  reason: string;
+  detail: string;
+  action: string;
+  since: string;
+}
+
+/** Broken sources listed per digest at most. */
+export const MAX_SOURCES_NEEDING_ATTENTION = 50;
 
 interface EventRow {
   id: string;
@@ -131,7 +151,52 @@ export async function buildDigestPayload(
       .slice(0, MAX_HIGHLIGHTS)
       .map(item),
     sections: competitorSections(events, perCompetitor, item),
+    sources_needing_attention: await readBrokenSources(scope),
   };
+}
+
+/** The broken, unmuted sources of the workspace now, longest broken first. */
+async function readBrokenSources(scope: WorkspaceScope): Promise<SourceNeedingAttention[]> {
+  const rows: {
+    id: string;
+    url: string;
+    source_type: string;
+    competitor_id: string;
+    competitor_name: string;
+    health_reason: string | null;
+    health_detail: string | null;
+    health_action: string | null;
+    health_changed_at: Date | null;
+  }[] = await scope
+    .from("sources as s")
+    .join("competitors as c", "c.id", "s.competitor_id")
+    .where({ "s.health_state": "broken", "s.health_notices_muted": false })
+    .orderBy([
+      { column: "s.health_changed_at", order: "asc" },
+      { column: "s.id", order: "asc" },
+    ])
+    .limit(MAX_SOURCES_NEEDING_ATTENTION)
+    .select(
+      "s.id",
+      "s.url",
+      "s.source_type",
+      "c.id as competitor_id",
+      "c.name as competitor_name",
+      "s.health_reason",
+      "s.health_detail",
+      "s.health_action",
+      "s.health_changed_at",
+    );
+  return rows.map((row) => ({
+    source_id: row.id,
+    source_url: row.url,
+    source_type: row.source_type,
+    competitor: { id: row.competitor_id, name: row.competitor_name },
+    reason: row.health_reason ?? "repeated_failures",
+    detail: row.health_detail ?? "",
+    action: row.health_action ?? "",
+    since: (row.health_changed_at ?? new Date(0)).toISOString(),
+  }));
 }
 
 /** Event counts of the period (dismissed events left out), one row per competitor, event type and severity. */

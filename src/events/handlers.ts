@@ -13,7 +13,9 @@ export const eventHandlers: AreaHandlers = {
     ),
 
   updateEventStatus: async (ctx) =>
-    ctx.reply.ok(await new EventService(workspaceOf(ctx)).setStatus(ctx.path.event_id, ctx.query.status)),
+    ctx.reply.ok(
+      await new EventService(workspaceOf(ctx)).setStatus(ctx.path.event_id, ctx.query.status, ctx.query.reason),
+    ),
 
   getEventActivity: async (ctx) =>
     ctx.reply.ok(await new EventService(workspaceOf(ctx)).activity(ctx.query.days ?? 30)),

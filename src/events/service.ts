@@ -5,7 +5,8 @@
  */
 import type { Knex } from "knex";
 import { isoTimestamp, likeLiteral } from "../db/sql.js";
-import { notFound } from "../http/errors.js";
+import { invalid, notFound } from "../http/errors.js";
+import { forgetDismissal, learnFromDismissal, type DismissalReason } from "../learning/service.js";
 import type { AssetStore } from "../lib/asset-store.js";
 import type { JsonText, Workspace } from "../http/handler.js";
 import type { EventStatus, QueryOf, Schemas } from "../http/schemas.js";
@@ -121,14 +122,30 @@ export class EventService {
     return png;
   }
 
-  async setStatus(eventId: string, status: EventStatus): Promise<Schemas["EventStatusResult"]> {
-    const [row] = await this.workspace.scope
-      .from("events")
-      .where({ id: eventId })
-      .update({ status })
-      .returning(["id", "status"]);
-    if (!row) throw notFound("Event");
-    return row;
+  /**
+   * Sets the event's status. Dismissing with a reason teaches the event's source a rule per key of the change
+   * (docs/product-rules.md#learned-rules); any other status forgets what the event's dismissal taught. One
+   * transaction: the status and the rules move together.
+   */
+  async setStatus(
+    eventId: string,
+    status: EventStatus,
+    reason?: DismissalReason,
+  ): Promise<Schemas["EventStatusResult"]> {
+    if (reason !== undefined && status !== "dismissed") {
+      throw invalid(["query", "reason"], "reason is only accepted with status=dismissed");
+    }
+    return this.workspace.scope.transaction(async (scope) => {
+      const [row] = await scope
+        .from("events")
+        .where({ id: eventId })
+        .update({ status })
+        .returning(["id", "status", "source_id", "title", "event_type", "subject", "tags_json", "learn_keys"]);
+      if (!row) throw notFound("Event");
+      if (status !== "dismissed") await forgetDismissal(scope, row.id);
+      const learned = reason ? await learnFromDismissal(scope, row, reason) : [];
+      return { id: row.id, status: row.status, learned_rule_ids: learned };
+    });
   }
 
   /** Markers per competitor over the window; every competitor is a key, with `[]` when it had no events. */

@@ -17,6 +17,10 @@ const OWNER_ONLY: ReadonlySet<OperationId> = new Set<OperationId>([
   "listDigestDeliveries",
   "subscribePartnerAlerts",
   "registerPartnerMonitor",
+  // What the workspace is told about its sources, and what it has taught detection to ignore, apply to every member:
+  // an owner decides (docs/product-rules.md#source-health, docs/product-rules.md#learned-rules).
+  "updateSourceHealth",
+  "deleteLearnedRule",
 ]);
 
 export function accessError(operationId: OperationId, pathTemplate: string, caller: AuthContext): ApiError | null {

@@ -74,6 +74,23 @@ export const QUEUES = {
     work: { workers: 2, batchSize: 100, pollingIntervalSeconds: 0.5 },
   }),
   /**
+   * One job per source health transition (src/sources/health.ts), inserted in the transaction that moves the source's
+   * state; its fan-out (src/delivery/notices.ts) queues the immediate alerts and webhook deliveries that tell it, with
+   * database work only, idempotently per recipient and subscription.
+   */
+  sourceNoticeCreated: queue<{ notice_id: string }>({
+    name: "source-notice-created",
+    options: {
+      retryLimit: 10,
+      retryDelay: 10,
+      retryBackoff: true,
+      expireInSeconds: 120,
+      retentionMinutes: 7 * 24 * 60,
+      deadLetter: DEAD_LETTER_QUEUE,
+    },
+    work: { workers: 1, batchSize: 10, pollingIntervalSeconds: 0.5 },
+  }),
+  /**
    * The LLM's rewrite of one new event's summary (src/events/summaries.ts), queued by the `event-created` fan-out when
    * an LLM is configured. The LLM client retries within the job; a failed rewrite keeps the detection's text, so a
    * retry here is for the database. The expiry sits above the client's 90 s in all.

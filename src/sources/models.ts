@@ -19,6 +19,12 @@ export class Source extends BaseModel {
   last_success_at!: Date | null;
   created_at!: Date;
   updated_at!: Date;
+  health_state!: Schemas["SourceHealthState"];
+  health_reason!: Schemas["SourceHealthReason"] | null;
+  health_detail!: string | null;
+  health_action!: string | null;
+  health_changed_at!: Date | null;
+  health_notices_muted!: boolean;
 
   /**
    * The contract's Source shape, field by field: the row also holds internal columns (`workspace_id`, `etag`,
@@ -40,6 +46,12 @@ export class Source extends BaseModel {
       last_success_at: this.last_success_at,
       created_at: this.created_at,
       updated_at: this.updated_at,
+      health_state: this.health_state,
+      health_reason: this.health_reason,
+      health_detail: this.health_detail,
+      health_action: this.health_action,
+      health_changed_at: this.health_changed_at,
+      health_notices_muted: this.health_notices_muted,
     };
   }
 }

@@ -125,6 +125,16 @@ export class SourceService {
     });
   }
 
+  /**
+   * Mutes or unmutes the source's health notices (docs/product-rules.md#source-health); its state keeps following its
+   * fetches either way. Owners only, decided in src/http/access.ts.
+   */
+  async setNoticesMuted(id: string, muted: boolean): Promise<Source> {
+    const source = await this.get(id);
+    if (source.health_notices_muted === muted) return source;
+    return source.$query(this.workspace.scope.db).patchAndFetch({ health_notices_muted: muted });
+  }
+
   async delete(id: string): Promise<void> {
     const deleted = await this.workspace.scope.query(Source).deleteById(id);
     if (deleted === 0) throw notFound("Source");

@@ -15,7 +15,8 @@ import { performance } from "node:perf_hooks";
 import type { Knex } from "knex";
 import { WorkspaceScope } from "../db/tenancy.js";
 import { loadEventsToSend } from "../delivery/event.js";
-import type { DeliveryDeps, EventToSend } from "../delivery/types.js";
+import { loadNoticesToDeliver } from "../delivery/notice.js";
+import type { DeliveryDeps, EventToSend, NoticeToDeliver } from "../delivery/types.js";
 import { QUEUES } from "../jobs/queues.js";
 import { enqueueEmail } from "../email/outbox.js";
 import { sealedPlace, secretBoxOf } from "../lib/secret-box.js";
@@ -33,6 +34,12 @@ export type DeliveryOutcome =
   /** Nothing to do: the delivery is gone, finished, or held by another job. */
   | "skipped";
 
+/**
+ * What a delivery carries: an event, or a source health notice (docs/product-rules.md#source-health), signed, retried
+ * and dead-lettered alike.
+ */
+type Sendable = EventToSend | NoticeToDeliver;
+
 /** The body of docs/product-rules.md#outbound-webhooks. */
 export interface WebhookPayload {
   event_id: string;
@@ -48,6 +55,16 @@ export interface WebhookPayload {
     detected_at: string;
     source_url: string;
   };
+  /** Notices only: the source concerned, its state, why and what to do. */
+  source?: {
+    id: string;
+    url: string;
+    source_type: string;
+    health_state: string;
+    reason: string;
+    detail: string;
+    action: string;
+  };
 }
 
 /** The delivery with its subscription. */
@@ -55,7 +72,9 @@ interface DeliveryRow {
   id: string;
   status: string;
   job_id: string | null;
-  event_id: string;
+  /** The event delivered, or (for a notice) null. */
+  event_id: string | null;
+  notice_id: string | null;
   subscription_id: string;
   environment: string;
   url: string;
@@ -72,7 +91,7 @@ export interface AttemptOutcome {
 /** A POST made for a job that holds its delivery. */
 interface Attempt {
   delivery: DeliveryRow;
-  event: EventToSend;
+  event: Sendable;
   jobId: string;
   result: AttemptResult;
 }
@@ -92,7 +111,8 @@ interface AttemptResult {
  * source_url falls back to the URL its evidence recorded, and lastly to the competitor's site: the spec makes it a
  * string (EventToSend).
  */
-function buildPayload(delivery: DeliveryRow, event: EventToSend, deliveredAt: Date): WebhookPayload {
+function buildPayload(delivery: DeliveryRow, event: Sendable, deliveredAt: Date): WebhookPayload {
+  if ("kind" in event) return noticePayload(delivery, event, deliveredAt);
   return {
     event_id: event.id,
     delivered_at: deliveredAt.toISOString(),
@@ -108,6 +128,42 @@ function buildPayload(delivery: DeliveryRow, event: EventToSend, deliveredAt: Da
       source_url: event.source_url,
     },
   };
+}
+
+/**
+ * A notice in the event body's shape, so receivers switch on `event.type` (`source_broken`, `source_recovered`) as for
+ * events; `event_id` is the notice's id, and `source` says why and what to do.
+ */
+function noticePayload(delivery: DeliveryRow, notice: NoticeToDeliver, deliveredAt: Date): WebhookPayload {
+  return {
+    event_id: notice.id,
+    delivered_at: deliveredAt.toISOString(),
+    workspace_id: delivery.workspace_id,
+    competitor: { id: notice.competitor_id, name: notice.competitor_name, domain: notice.competitor_domain },
+    event: {
+      type: notice.notice_type,
+      severity: notice.notice_type === "source_broken" ? "high" : "low",
+      confidence: 1,
+      title: notice.title,
+      summary: notice.action ? `${notice.detail} What to do: ${notice.action}` : notice.detail,
+      detected_at: new Date(notice.created_at).toISOString(),
+      source_url: notice.source_url,
+    },
+    source: {
+      id: notice.source_id,
+      url: notice.source_url,
+      source_type: notice.source_type,
+      health_state: notice.health_state,
+      reason: notice.reason,
+      detail: notice.detail,
+      action: notice.action,
+    },
+  };
+}
+
+/** The event or notice a delivery carries: its id. */
+function subjectId(delivery: Pick<DeliveryRow, "event_id" | "notice_id">): string {
+  return (delivery.event_id ?? delivery.notice_id)!;
 }
 
 /**
@@ -132,15 +188,18 @@ export class WebhookDelivery {
    */
   async attemptMany(jobs: { deliveryId: string; jobId: string }[]): Promise<AttemptOutcome[]> {
     let held: (DeliveryRow | null)[];
-    let events: Map<string, EventToSend>;
+    let events: Map<string, Sendable>;
     try {
       const deliveries = await this.loadDeliveries(jobs.map((job) => job.deliveryId));
       held = jobs.map((job) => {
         const delivery = deliveries.get(job.deliveryId);
         return delivery && delivery.status === "pending" && delivery.job_id === job.jobId ? delivery : null;
       });
-      events = await loadEventsToSend(this.deps.knex, [
-        ...new Set(held.flatMap((delivery) => (delivery ? [delivery.event_id] : []))),
+      const eventIds = new Set(held.flatMap((delivery) => (delivery?.event_id ? [delivery.event_id] : [])));
+      const noticeIds = new Set(held.flatMap((delivery) => (delivery?.notice_id ? [delivery.notice_id] : [])));
+      events = new Map<string, Sendable>([
+        ...(eventIds.size > 0 ? await loadEventsToSend(this.deps.knex, [...eventIds]) : []),
+        ...(await loadNoticesToDeliver(this.deps.knex, [...noticeIds])),
       ]);
     } catch (error) {
       if (jobs.length === 1) return [{ error }];
@@ -150,7 +209,7 @@ export class WebhookDelivery {
     const attempts = await Promise.allSettled(
       jobs.map(async (job, index): Promise<Attempt | DeliveryOutcome> => {
         const delivery = held[index];
-        const event = delivery && events.get(delivery.event_id);
+        const event = delivery && events.get(subjectId(delivery));
         if (!delivery || !event) return "skipped";
         // Webhooks need api_access while they are delivered too (docs/product-rules.md#access-and-roles): a downgrade
         // stops the pending ones.
@@ -188,7 +247,7 @@ export class WebhookDelivery {
           this.deps.log.info(
             {
               delivery: delivery.id,
-              event: delivery.event_id,
+              event: subjectId(delivery),
               status: result.statusCode,
               error: result.error,
               outcome,
@@ -264,6 +323,7 @@ export class WebhookDelivery {
         "d.status",
         "d.job_id",
         "d.event_id",
+        "d.notice_id",
         "s.id as subscription_id",
         "s.environment",
         "s.url",
@@ -274,14 +334,14 @@ export class WebhookDelivery {
   }
 
   /** One signed POST. Never throws for the receiver's failures: they are the attempt's result. */
-  private async post(delivery: DeliveryRow, event: EventToSend): Promise<AttemptResult> {
+  private async post(delivery: DeliveryRow, event: Sendable): Promise<AttemptResult> {
     const attemptedAt = new Date();
     // Fresh per attempt (docs/product-rules.md#outbound-signature): receivers allow 300 s of skew, so a retry must not
     // replay an old timestamp.
     const body = JSON.stringify(buildPayload(delivery, event, attemptedAt));
     const headers = {
       "content-type": "application/json",
-      [EVENT_ID_HEADER]: delivery.event_id,
+      [EVENT_ID_HEADER]: subjectId(delivery),
       [SIGNATURE_HEADER]: signatureHeader(
         secretBoxOf(this.deps.config).open(
           delivery.signing_secret,
@@ -337,7 +397,7 @@ export class WebhookDelivery {
   private async recordAttempt(
     trx: Knex.Transaction,
     delivery: DeliveryRow,
-    event: EventToSend,
+    event: Sendable,
     jobId: string,
     result: AttemptResult,
   ): Promise<DeliveryOutcome> {
@@ -417,7 +477,7 @@ export class WebhookDelivery {
   private async notifyOwners(
     trx: Knex.Transaction,
     delivery: DeliveryRow,
-    event: EventToSend,
+    event: Sendable,
     attempts: number,
     lastError: string | null,
   ): Promise<void> {

@@ -14,6 +14,11 @@ export const EVENT_TYPES: readonly EventType[] = [
   "hiring_change",
   "narrative_change",
 ];
+/**
+ * The types a subscription may filter on: the event types, then the source health transitions, which webhooks carry
+ * in `event.type` too (docs/product-rules.md#source-health).
+ */
+export const WEBHOOK_TYPES: readonly string[] = [...EVENT_TYPES, "source_broken", "source_recovered"];
 export const ENVIRONMENTS = ["staging", "production"] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
@@ -25,6 +30,10 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export function isWebhookType(value: string): boolean {
+  return WEBHOOK_TYPES.includes(value);
 }
 
 export function isEnvironment(value: string): value is Environment {

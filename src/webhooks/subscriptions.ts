@@ -12,11 +12,11 @@ import { assertTargetAllowed, type Resolver } from "../lib/ssrf-guard.js";
 import { limitsOf, type PlanName } from "../workspaces/plans.js";
 import {
   ENVIRONMENTS,
-  EVENT_TYPES,
   SEVERITIES,
+  WEBHOOK_TYPES,
   isEnvironment,
-  isEventType,
   isSeverity,
+  isWebhookType,
   type Environment,
 } from "./policy.js";
 import { generateSigningSecret } from "./signature.js";
@@ -218,10 +218,10 @@ function parseEventTypes(raw: string): string[] | null {
     ),
   ];
   if (types.length === 0) throw new WebhookSubscriptionError("--event-types needs at least one event type, or all");
-  const unknown = types.find((type) => !isEventType(type));
+  const unknown = types.find((type) => !isWebhookType(type));
   if (unknown !== undefined) {
     throw new WebhookSubscriptionError(
-      `--event-types must be among ${EVENT_TYPES.join(", ")} (or all), got ${unknown}`,
+      `--event-types must be among ${WEBHOOK_TYPES.join(", ")} (or all), got ${unknown}`,
     );
   }
   return types;

@@ -36,6 +36,7 @@ const defaultRule = (workspaceId: string) => ({
   severity_threshold: "medium",
   is_active: true,
   is_default: true,
+  notice_types_json: [],
 });
 
 describe("the default alert rule", () => {
@@ -82,6 +83,7 @@ describe("creating alert rules", () => {
       severity_threshold: "medium",
       is_active: true,
       is_default: false,
+      notice_types_json: [],
     });
   });
 

@@ -98,6 +98,9 @@ const OUTCOMES: Record<string, Outcome> = {
   },
   // listEvents: "An unknown `competitor_id` yields an empty list." (200 is its only success; it documents no 404.)
   "listEvents.competitor_id": { status: 200, body: () => [] },
+  // listSourceNotices: "an unknown `competitor_id` or `source_id` (another workspace's included) yields an empty list."
+  "listSourceNotices.competitor_id": { status: 200, body: () => [] },
+  "listSourceNotices.source_id": { status: 200, body: () => [] },
 };
 
 /** Admin areas: their access rule (src/http/access.ts) answers 403 to any non-admin before a resource is looked up. */

@@ -131,7 +131,7 @@ describe("GET /events/{id} and PATCH /events/{id}/status", () => {
         .patch(`/events/${event.id}/status?status=${status}`)
         .set("Authorization", member.bearer)
         .expect(200);
-      expect(res.body).toEqual({ id: event.id, status });
+      expect(res.body).toEqual({ id: event.id, status, learned_rule_ids: [] });
     }
     await app.http.patch(`/events/${event.id}/status?status=archived`).set("Authorization", member.bearer).expect(422);
     await app.http.patch(`/events/${event.id}/status`).set("Authorization", member.bearer).expect(422);

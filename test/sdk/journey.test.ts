@@ -129,7 +129,7 @@ describe("a customer journey through the generated SDK", () => {
     const acknowledged = await api.PATCH("/events/{event_id}/status", {
       params: { path: { event_id: event.id }, query: { status: "acknowledged" } },
     });
-    expect(acknowledged.data).toEqual({ id: event.id, status: "acknowledged" });
+    expect(acknowledged.data).toEqual({ id: event.id, status: "acknowledged", learned_rule_ids: [] });
     const reread = await api.GET("/events/{event_id}", { params: { path: { event_id: event.id } } });
     expect(reread.data!.event.status).toBe("acknowledged");
 

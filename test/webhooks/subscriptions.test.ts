@@ -128,7 +128,7 @@ describe("webhook-add", () => {
       ],
       [
         [id, "--url", url, "--environment", "staging", "--event-types", "pricing_change,funding"],
-        "--event-types must be among pricing_change, product_change, hiring_change, narrative_change (or all), got funding",
+        "--event-types must be among pricing_change, product_change, hiring_change, narrative_change, source_broken, source_recovered (or all), got funding",
       ],
       [
         [id, "--url", url, "--environment", "staging", "--event-types", " , "],
