@@ -317,7 +317,11 @@ describe("POST /v1/workspaces/{id}/alerts/subscribe", () => {
     const agency = await createWorkspace(app, { plan: "growth", name: "Downgrading" });
     const child = (await provision(agency, { company_name: "Down", customer_email: "d@down.example" })).body.id;
     await subscribe(agency, child, { email: ["a@b.example"] }).expect(200);
+    // The API caches its callers until the access-change notice of the downgrade arrives: wait for it, or the next
+    // request can overtake it and be answered for the cached Growth partner.
+    const received = app.service.accessChanges!.received;
     await knex()("workspaces").where({ id: agency.workspaceId }).update({ plan: "starter" });
+    await waitFor(async () => app.service.accessChanges!.received > received);
     const res = await subscribe(agency, child, { email: ["a@b.example"] }).expect(403);
     expect(res.body.detail).toMatch(/API access/);
     expect((await knex()("workspaces").where({ id: child }).first("plan")).plan).toBe("starter");
