@@ -126,7 +126,11 @@ describe("the web app", () => {
       await view.axe("event detail");
       await view.shot("event");
 
+      // Saying why goes with the dismissal (a price change teaches nothing, but the reason is sent all the same).
+      await page.getByRole("combobox", { name: /^Why dismiss/ }).selectOption({ label: "Wrongly read" });
+      const dismissal = page.waitForRequest((request) => /\/status\?.*reason=wrong/.test(request.url()));
       await page.getByRole("button", { name: "Dismiss" }).click();
+      expect(new URL((await dismissal).url()).searchParams.get("status")).toBe("dismissed");
       await page.getByText("Dismissed", { exact: true }).waitFor();
       expect(await page.getByRole("button", { name: "Dismiss" }).count()).toBe(0);
       const eventId = eventUrl.split("/").pop()!;

@@ -1,6 +1,6 @@
 /** The events feed: the API's filters (kept in the URL, so a filtered feed can be shared), paging, badges, triage. */
 import { useQueryClient } from "@tanstack/react-query";
-import type { FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { Link, useSearchParams } from "react-router";
 import type { Schemas } from "../api.js";
 import { $api } from "../query.js";
@@ -9,14 +9,31 @@ import { capitalise, dateTime, EVENT_TYPES, percent, SEVERITIES, TYPE_LABEL } fr
 
 const PAGE_SIZE = 20;
 
-/** Acknowledge and Dismiss, in the feed and on an event's page; the feed and the event refresh after a change. */
+/** Why an event is dismissed, as the API's `reason` (the empty value sends none: the dismissal teaches nothing). */
+const DISMISSAL_REASONS: { value: Schemas["DismissalReason"] | ""; label: string }[] = [
+  { value: "", label: "No reason" },
+  { value: "noise", label: "Noise (a banner, a counter, a date)" },
+  { value: "not_relevant", label: "Not relevant to us" },
+  { value: "wrong", label: "Wrongly read" },
+];
+
+/**
+ * Acknowledge and Dismiss, in the feed and on an event's page; the feed and the event refresh after a change. A
+ * dismissal may say why, which teaches detection about the event's source (learned rules).
+ */
 export function EventActions({ event }: { event: Pick<Schemas["EventResponse"], "id" | "status" | "title"> }) {
   const queries = useQueryClient();
+  const [reason, setReason] = useState<Schemas["DismissalReason"] | "">("");
   const update = $api.useMutation("patch", "/events/{event_id}/status", {
     onSuccess: () => queries.invalidateQueries(),
   });
   const set = (status: Schemas["EventStatus"]) =>
-    update.mutate({ params: { path: { event_id: event.id }, query: { status } } });
+    update.mutate({
+      params: {
+        path: { event_id: event.id },
+        query: status === "dismissed" && reason ? { status, reason } : { status },
+      },
+    });
   return (
     <div className="actions">
       {event.status !== "acknowledged" && (
@@ -25,9 +42,22 @@ export function EventActions({ event }: { event: Pick<Schemas["EventResponse"], 
         </button>
       )}
       {event.status !== "dismissed" && (
-        <button type="button" className="secondary" onClick={() => set("dismissed")} disabled={update.isPending}>
-          Dismiss
-        </button>
+        <>
+          <select
+            aria-label={`Why dismiss "${event.title}"`}
+            value={reason}
+            onChange={(change) => setReason(change.target.value as Schemas["DismissalReason"] | "")}
+          >
+            {DISMISSAL_REASONS.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+          <button type="button" className="secondary" onClick={() => set("dismissed")} disabled={update.isPending}>
+            Dismiss
+          </button>
+        </>
       )}
       {event.status !== "new" && (
         <button type="button" className="link" onClick={() => set("new")} disabled={update.isPending}>
