@@ -334,6 +334,25 @@ describe("records from the page's own repetition", () => {
   });
 });
 
+describe("prices in documentation prose", () => {
+  it("names a price in a list of sentences by the item's one bold phrase, as documentation pages list their plans", () => {
+    const item = (name: string, price: number) =>
+      `<li>The <strong>${name}</strong> plan offers unlimited searches for USD $${price} per month. It suits most people.` +
+      ` This sentence is long enough to be running text, so the price is read from it as prose.</li>`;
+    const page = (pro: number) => `<h1>Plan types</h1><ul>${item("Starter", 5)}${item("Professional", pro)}</ul>`;
+    expect(read(page(10)).pricing.map(({ name, amount, period }) => [name, amount, period])).toEqual([
+      ["Starter", 5, "month"],
+      ["Professional", 10, "month"],
+    ]);
+    expect(pricingEvents(events(page(10), page(12))).map((event) => event.title)).toEqual([
+      expect.stringMatching(/Professional/),
+    ]);
+    // One item alone, or an item with two bold phrases, names nothing by its bold.
+    const lone = read(`<h1>Plan types</h1><ul>${item("Starter", 5)}<li>Contact us for more.</li></ul>`).pricing;
+    expect(lone.map((plan) => plan.name)).toEqual(["Plan types"]);
+  });
+});
+
 describe("a price change is never silent", () => {
   const page = (price: string) =>
     `<h1>Pricing</h1><h2>Extras</h2><p>Need more? Extra storage is available.</p><p class="note">${price} per 100 GB each month</p>`;

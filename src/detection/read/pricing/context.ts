@@ -85,6 +85,7 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
     }
   }
   while (next < open.length) sections.set(open[next++]!, heading);
+  const boldItems = new BoldItems();
 
   return open
     .map((mark) => {
@@ -107,11 +108,81 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
           if (text && !/[.!?]$/.test(text)) label = labelOf(text);
         }
       }
+      // "The **Starter** plan offers 300 searches for $5 per month": a sentence in a list whose items each name their
+      // offer in bold.
+      if (label === null && mark.prose) label = boldItems.nameOf(mark);
       // "$150 per additional project": what the price is for is written after it.
       label ??= afterLabel(mark.window);
       return { mark, label, section: sections.get(mark) ?? null };
     })
     .filter((found) => !(found.section && NOT_OFFERED_RE.test(found.section)));
+}
+
+/**
+ * Lists whose items each name an offer in bold inside a sentence ("The **Pro** plan offers unlimited searches for USD
+ * $10 per month."), as documentation pages write their plans. An item names its price by its one bold phrase when
+ * that phrase comes before the price, can name something, and at least one other item of the list names itself so.
+ */
+class BoldItems {
+  private readonly named = new Map<Element, number>();
+  /** Each item's name, read once however many prices its text states. */
+  private readonly items = new Map<Element, string | null>();
+
+  nameOf(mark: PriceMark): string | null {
+    const item = listItemOf(mark.el);
+    if (!item) return null;
+    let name = this.items.get(item);
+    if (name === undefined) {
+      name = this.read(item);
+      this.items.set(item, name);
+    }
+    return name;
+  }
+
+  private read(item: Element): string | null {
+    if (!item.parent || !isElement(item.parent)) return null;
+    const name = boldName(item);
+    if (name === null) return null;
+    const text = collapse(textContent(item));
+    const at = text.indexOf(name);
+    const price = firstPriceIndex(text);
+    if (at === -1 || price === null || at > price) return null;
+    return this.namedItems(item.parent) >= 2 ? name : null;
+  }
+
+  /** How many items of a list name themselves in bold (computed once per list). */
+  private namedItems(list: Element): number {
+    let count = this.named.get(list);
+    if (count === undefined) {
+      count = list.children.filter((child) => isElement(child) && tagName(child) === "li" && boldName(child)).length;
+      this.named.set(list, count);
+    }
+    return count;
+  }
+}
+
+/** The list item a price's element is, or sits in (two levels up at most). */
+function listItemOf(el: Element): Element | null {
+  for (let node: AnyNode | null = el, depth = 0; node && isElement(node) && depth < 3; node = node.parent, depth++) {
+    if (tagName(node) === "li") return node;
+  }
+  return null;
+}
+
+/** The one bold phrase of a list item (outside its nested lists), when it can name an offer. */
+function boldName(item: Element): string | null {
+  const bold: Element[] = [];
+  const walk = (node: Element) => {
+    for (const child of node.children) {
+      if (!isElement(child) || /^(?:ul|ol)$/.test(tagName(child))) continue;
+      if (/^(?:strong|b)$/.test(tagName(child))) bold.push(child);
+      else walk(child);
+    }
+  };
+  walk(item);
+  if (bold.length !== 1) return null;
+  const name = nameText(bold[0]!);
+  return name && !/\d/.test(name) && name.split(/\s+/).length <= 4 && plausibleName(name) ? name : null;
 }
 
 /** "per additional project", "for each extra seat" after a price: "Additional project", "Extra seat". */
