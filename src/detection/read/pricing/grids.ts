@@ -455,10 +455,10 @@ const SPLIT_LEVELS = 4;
 export function findSplitColumns(index: ElementIndex, marks: PriceMark[], claimed: Set<PriceMark>): GridRecord[] {
   const siblings = new SiblingShapes();
   const open = marks.filter((mark) => !claimed.has(mark));
-  const holdsOpenPrice = holdsAnyOf(
-    index,
-    open.map((mark) => mark.el),
-  );
+  // A column holds an open price when it is one, or holds one (the index answers the latter by binary search).
+  const openEls = new Set(open.map((mark) => mark.el));
+  const holdsInside = index.holdsAny(openEls);
+  const holdsOpenPrice = (el: Element) => openEls.has(el) || holdsInside(el);
   const namesOf = new Map<Element, (Element | null)[] | null>();
   const byColumn = new Map<Element, GridRecord>();
   for (const mark of open) {
@@ -524,24 +524,6 @@ class SiblingShapes {
     }
     return groups.get(this.shape(child)) ?? [];
   }
-}
-
-/** A test "holds one of `els`" (an element itself counting), by a binary search over their positions. */
-function holdsAnyOf(index: ElementIndex, els: Element[]): (el: Element) => boolean {
-  const positions = els.map((el) => index.at(el)).filter((at) => at !== -1);
-  positions.sort((a, b) => a - b);
-  return (el) => {
-    const start = index.at(el);
-    if (start === -1) return false;
-    let lo = 0;
-    let hi = positions.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (positions[mid]! < start) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < positions.length && positions[lo]! <= start + index.sizeInside(el);
-  };
 }
 
 /**
