@@ -142,6 +142,41 @@ describe("pricing plans from plan cards", () => {
       { name: "Solo", amount: 0, currency: null, period: null, is_free: true, origin: "card" },
     ]);
   });
+  it("reads a price range as both its ends and 'Pay what you want' as a plan without an amount", () => {
+    const { pricing } = html(`
+      <main><h1>Plans</h1>
+        <div class="row">
+          <div class="col"><h3>Basic</h3><p>Free</p><ul><li>Notes</li></ul></div>
+          <div class="col"><h3>Supporter</h3><p>Pay what you want</p><ul><li>Notes</li><li>Sync</li></ul></div>
+          <div class="col"><h3>Team</h3><p>$8 – $12 per user / month</p><ul><li>Shared notes</li></ul></div>
+        </div></main>`);
+    expect(summary(pricing)).toEqual([
+      { name: "Basic", amount: 0, currency: null, period: null, is_free: true, origin: "card" },
+      { name: "Supporter", amount: null, currency: null, period: null, is_free: false, origin: "card" },
+      { name: "Team", amount: 8, currency: "USD", period: "month", is_free: false, origin: "card" },
+    ]);
+    // Either end moving is a change of price: both are the record's prices, the low end first.
+    expect(pricing[2]!.prices?.map((option) => [option.amount, option.period])).toEqual([
+      [8, "month"],
+      [12, "month"],
+    ]);
+  });
+  it("reads 'Free' on a line of its own beside a price as one of the plan's prices, labelled or marked by an icon", () => {
+    const head = (basic: string) =>
+      html(`
+      <main><h1>A fair price for you</h1>
+        <table><thead><tr><th>Feature</th>
+          <th><div>Basic</div><div>${basic}</div></th>
+          <th><div>Pro</div><div>Pay-what-you-want (with a minimum)</div></th></tr></thead>
+        <tbody><tr><td>Search</td><td>yes</td><td>yes</td></tr><tr><td>Sync</td><td>no</td><td>yes</td></tr></tbody></table>
+      </main>`).pricing.map((plan) => [plan.name, (plan.prices ?? [plan]).map((option) => option.amount)]);
+    const expected = [
+      ["Basic", [0, 3.99]],
+      ["Pro", [null]],
+    ];
+    expect(head("Android - Free<br>iOS - 3.99$")).toEqual(expected);
+    expect(head('<div><svg class="icon"></svg> Free</div><div><svg class="icon"></svg> 3.99$</div>')).toEqual(expected);
+  });
 });
 
 describe("pricing plans from JSON-LD", () => {

@@ -3,7 +3,7 @@
  * the failure classes found there. A wrong number becomes a false "price cut": the corpus test counts them.
  */
 import { describe, expect, it } from "vitest";
-import { parseAmount, parsePrice, readNumber } from "../../src/detection/read/pricing/money.js";
+import { parseAmount, parsePrice, readNumber, statedPrices } from "../../src/detection/read/pricing/money.js";
 import { PRICE_EXAMPLES, scorePriceStrings } from "./price-strings-corpus.js";
 
 const NBSP = "\u00a0";
@@ -81,6 +81,29 @@ describe("the failure classes, each read exactly or not at all", () => {
     ["€2.5bn valuation", "a magnitude"],
   ])("%j gives no price (%s)", (text) => {
     expect(parsePrice(text)).toBeNull();
+  });
+
+  it("states both ends of a range, low end first, with the period written after the high end", () => {
+    const ends = (text: string) => statedPrices(text).map((price) => [price.amount, price.currency, price.period]);
+    expect(ends("$10 – $20")).toEqual([
+      [10, "USD", null],
+      [20, "USD", null],
+    ]);
+    expect(ends("about 2 - 3 $ / Month")).toEqual([
+      [2, "USD", "month"],
+      [3, "USD", "month"],
+    ]);
+    expect(ends("From 26 to 50 €")).toEqual([
+      [26, "EUR", null],
+      [50, "EUR", null],
+    ]);
+    expect(ends("$10-20/mo")).toEqual([
+      [10, "USD", "month"],
+      [20, "USD", "month"],
+    ]);
+    // A "range" that runs downward is a year beside a price, not a range; numbers without a currency are none.
+    expect(ends("2023 - $10")).toEqual([]);
+    expect(ends("1-3 users")).toEqual([]);
   });
 
   it("reads a bare number only when nothing but a period or punctuation follows it", () => {

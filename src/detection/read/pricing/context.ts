@@ -24,9 +24,9 @@ const BLOCK_TAGS = new Set(
 const BLOCK_MAX_CHARS = 400;
 /** Blocks whose label is the element before them: a definition's term, a field's label. List items are not. */
 const LABELLED_TAGS = new Set(["dd", "p", "div", "span"]);
-/** Words that lead into a price rather than name it: "Pro costs", "Extra seats are", "starting at". */
+/** Words that lead into a price rather than name it: "Pro costs", "Extra seats are", "starting at", "is about". */
 const LEAD_IN_RE =
-  /(?:^|\s+)(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|will\s+be|comes\s+to|including|includes|include|incl\.?|with|kostet|kosten|ab|für|à|pour|de)(?:\s+(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|including|includes|with))*\s*$/i;
+  /(?:^|\s+)(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|will\s+be|comes\s+to|including|includes|include|incl\.?|with|about|around|approximately|roughly|approx\.?|kostet|kosten|ab|für|à|pour|de)(?:\s+(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|including|includes|with|about|around|approximately|roughly))*\s*$/i;
 const ARTICLE_RE = /^(?:the|our|a|an|your|each|every|all)\s+/i;
 /** Sections whose prices are not the page's offers: other products, reviews, a newsletter box, a cart. */
 const NOT_OFFERED_RE =

@@ -250,7 +250,20 @@ function ownPriceMarks(record: Element, marks: PriceMark[]): PriceMark[] {
   const outside = marks.filter((mark) => !inList(mark));
   const own = outside.length > 0 ? outside : marks.filter((mark) => mark.standalone);
   const numeric = own.filter((mark) => !mark.soft);
-  return numeric.length > 0 ? numeric : own;
+  if (numeric.length === 0) return own;
+  // "Free" on a line of its own beside a line priced the same way (`<div>Free</div><div>$3.99</div>`, a price per
+  // platform or per part, each marked by an icon) is one of the record's prices, not its name or a badge.
+  const lines = own.filter(
+    (mark) =>
+      mark.soft &&
+      mark.options[0]!.amount === 0 &&
+      !isHeading(mark.el) &&
+      numeric.some((other) => other.el.parent === mark.el.parent && tagName(other.el) === tagName(mark.el)),
+  );
+  if (lines.length === 0) return numeric;
+  return own
+    .filter((mark) => !mark.soft || lines.includes(mark))
+    .map((mark) => (mark.soft ? { ...mark, soft: false } : mark));
 }
 
 function planFrom(

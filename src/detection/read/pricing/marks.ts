@@ -81,7 +81,7 @@ const INCREMENT_RE = /^\s*\+\s*\D{0,4}?\s*\d/;
 const FREE_TEXT_RE =
   /^(?:(?:it'?s\s+|100%\s+)?free(?:\s+(?:forever|plan|for\s+ever|for\s+life|to\s+start|to\s+use|for\s+(?:personal|non-?commercial|open[-\s]source|individuals|hobby\w*|small\s+teams|everyone)(?:\s+\w+)?)|\s+but\b[^$€£\d]*|\s*[,;:–—-][^$€£\d]*)?|forever\s+free|always\s+free|gratis|kostenlos|gratuit)[.!]?$/i;
 const CONTACT_TEXT_RE =
-  /^(?:contact(?:\s+(?:us|sales|our\s+sales(?:\s+team)?|our\s+team))?(?:\s+for\s+(?:pricing|a\s+quote|details|a\s+price))?|talk\s+to\s+(?:us|sales|an?\s+expert)|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on\s+request|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?$/i;
+  /^(?:contact(?:\s+(?:us|sales|our\s+sales(?:\s+team)?|our\s+team))?(?:\s+for\s+(?:pricing|a\s+quote|details|a\s+price))?|talk\s+to\s+(?:us|sales|an?\s+expert)|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on\s+request|pay[-\s]what[-\s]you[-\s](?:want|like)(?:\s*\([^)]{0,40}\))?|name\s+your\s+(?:own\s+)?price|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?$/i;
 /** A saving, not a price: "$5 off", "Save $20", "a $10 discount". */
 const DISCOUNT_RE =
   /\d\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d/i;
@@ -155,6 +155,9 @@ function optionsOf(prices: ParsedPrice[], window: string, el: Element): PriceOpt
   const billing = detectBilling(window) ?? billingFromAncestors(el, 6);
   const period = detectPeriod(window);
   const source = collapse(window);
+  // Several prices none of which states its period (the two ends of "$12-25" before "per user/month") share the one
+  // written after them.
+  const shared = prices.length === 1 || prices.every((price) => price.period === null) ? period : null;
   return prices.map((price, k) => {
     // Several prices in one text each say their own billing after them: "$3 (annual) or $4 (monthly)".
     const stated = "start" in price ? (price as StatedPrice) : null;
@@ -167,7 +170,7 @@ function optionsOf(prices: ParsedPrice[], window: string, el: Element): PriceOpt
       amount: price.amount,
       currency: price.amount === null ? null : price.currency,
       // A price whose own text states no period takes the one written after it ("$49" then "per month").
-      period: price.period ?? (prices.length === 1 ? period : null),
+      period: price.period ?? shared,
       billing: own ?? billing,
     };
   });
@@ -188,7 +191,9 @@ function segmentBilling(segment: string): "month" | "year" | null {
 export function findMarks(index: ElementIndex): PriceMark[] {
   const { elements } = index;
   const hasDigit = index.textMatches(/\d/);
-  const hasWord = index.textMatches(/\b(?:free|custom|contact|talk|quote|kostenlos|gratuit|gratis)\b/i);
+  const hasWord = index.textMatches(
+    /\b(?:free|custom|contact|talk|quote|kostenlos|gratuit|gratis|pay[-\s]what|name\s+your)\b/i,
+  );
   const markedInside = new Uint8Array(elements.length);
   /** The one mark under an element when it is a bare number (`<span class="amount">49</span>`), to give it a currency. */
   const bareInside = new Map<number, PriceMark>();
@@ -241,9 +246,11 @@ export function findMarks(index: ElementIndex): PriceMark[] {
         const bare = parsePrice(text, { bareNumber: true });
         if (bare && bare.amount !== null) prices = [bare];
       }
-      if (stated.length > 1) {
+      // "Android - Free, iOS - $3.99": a line that prices its label at "Free" is one of those lines.
+      const lined = stated.length > 0 ? withFreeLines(text, stated) : stated;
+      if (lined.length > 1) {
         // Several prices, each after a label of its own, are several lines run together: a mark per line.
-        const lines = labelledLines(text, stated);
+        const lines = labelledLines(text, lined);
         if (lines) {
           for (const line of lines)
             marks.push({ ...newMark(el, line.text, [line.price], index, false), lead: line.lead });
@@ -328,6 +335,25 @@ function labelledLines(
     lead: source.slice(labelStarts[k]!, price.start).trim(),
     price,
   }));
+}
+
+/** "Label - Free" / "Label: free" inside a longer text: the word "free" after a label and a separator. */
+const FREE_LINE_RE = /\p{L}[^\p{L}\p{N}]{0,2}?\s*[-–—:]\s*(free)\b(?!\s*(?:trial|for|to|of|with|until|shipping))/giu;
+
+/**
+ * The prices a text states, with each "Free" that prices a label of its own among them ("Android - Free Ios - 3.99$"):
+ * the lines of one plan's prices per platform or per part. Only beside a stated price (a text that says nothing but
+ * "Label - Free" is no price line).
+ */
+function withFreeLines(text: string, stated: readonly StatedPrice[]): StatedPrice[] {
+  const source = collapse(text);
+  if (!/free/i.test(source)) return [...stated];
+  const free: StatedPrice[] = [];
+  for (const match of source.matchAll(FREE_LINE_RE)) {
+    const start = match.index! + match[0].length - match[1]!.length;
+    free.push({ amount: 0, currency: null, period: null, isFree: true, start, end: start + match[1]!.length });
+  }
+  return free.length === 0 ? [...stated] : [...stated, ...free].sort((a, b) => a.start - b.start);
 }
 
 /** One word of those that go with a price (PRICE_COMPANION_RE), whole. */

@@ -8,7 +8,8 @@
  *   a thousand in Europe and 1.299 elsewhere (read as a thousand unless the integer part is 0 or the currency has three
  *   decimals, the only places three decimals are usual), "1 2345", "1,2.3" and the like are no price at all.
  * - A string with several amounts gives the one it states as the price: a converted amount in brackets, a "was"/"statt"
- *   price before the current one and a "from" floor are understood; a range ("$10–$20") is ambiguous and gives none.
+ *   price before the current one and a "from" floor are understood; a range ("$10–$20") gives no one price (statedPrices
+ *   reads both its ends).
  * - Currencies: ISO 4217 codes on either side (the code list is the `currency-codes` package's), symbols and the local
  *   abbreviations shop and SaaS pages write (Kč, zł, руб, lei, Rp, Ft, Fr., US$, R$, kr…).
  */
@@ -454,14 +455,17 @@ function readPrice(text: string, options: { bareNumber?: boolean } = {}): Parsed
 /**
  * Every price a text states, in order: one for most texts, two for "$10/year or $1/month" or "$29 monthly, $290
  * yearly", each with the period written after it. Read as parsePrice reads a text: a conversion in brackets and a
- * former price ("Was $59, now $49") are not prices of their own, a range gives none.
+ * former price ("Was $59, now $49") are not prices of their own; a range ("$10 – $20") gives both its ends.
  */
 function readStatedPrices(text: string): StatedPrice[] {
   const source = collapse(text);
   if (!/\d/.test(source)) return [];
   const amounts = amountsIn(source);
   const stated = statedPrice(source, amounts);
-  if (stated === null || stated === "ambiguous") return [];
+  if (stated === null) return [];
+  // A range ("$10 – $20 per month", "2 - 3 $ / Month", "From 26 to 50 €") states both its ends: which one a customer
+  // pays is not said, but either end moving is a change of price, so both are read, the low end first.
+  if (stated === "ambiguous") return rangePrices(source, amounts);
   // An amount in brackets beside one outside is a conversion; when every price is in brackets, each after its own
   // name ("a Standard ($29/month) or Premium ($199/month) package"), they are the prices.
   const withCurrency = amounts.filter((a) => a.hasCurrency);
@@ -480,11 +484,33 @@ function readStatedPrices(text: string): StatedPrice[] {
   for (let k = 0; k < priced.length; k++) {
     const amount = priced[k]!;
     const next = priced[k + 1];
-    if (next && RANGE_BETWEEN.test(source.slice(amount.end, next.start))) return [];
+    if (next && RANGE_BETWEEN.test(source.slice(amount.end, next.start))) return rangePrices(source, amounts);
     const price = at(amount);
     if (price) out.push(price);
   }
   return out;
+}
+
+/**
+ * The two ends of the first range in `text` whose ends are both money: a currency written on one end at least, the
+ * low end before the high one. None when the "range" runs downward ("2023 – $10" is a year and a price).
+ */
+function rangePrices(text: string, all: Amount[]): StatedPrice[] {
+  for (let i = 0; i + 1 < all.length; i++) {
+    const low = all[i]!;
+    const high = all[i + 1]!;
+    if (!(low.hasCurrency || high.hasCurrency) || !RANGE_BETWEEN.test(text.slice(low.end, high.start))) continue;
+    const currency = high.hasCurrency ? high.currency : low.currency;
+    const ends = [low, high].map((amount) => priceAt(text, { ...amount, currency }, all));
+    const [from, to] = ends;
+    if (!from || !to || from.amount === null || to.amount === null || from.amount >= to.amount) return [];
+    // The period is written once, after the high end ("$10 – $20 per month").
+    return [
+      { ...from, period: to.period, start: low.start, end: low.end },
+      { ...to, start: high.start, end: high.end },
+    ];
+  }
+  return [];
 }
 
 /** A price stated in a text, with where its amount starts and ends in the collapsed text. */
