@@ -301,6 +301,26 @@ describe("pricing plans from loose price tokens", () => {
     ]);
   });
 
+  it("reads a price in a paragraph whose text with its spacing runs just past a price line's length", () => {
+    const { pricing } = html(`
+      <article><h2>Premium offering</h2>
+        <p>
+            The premium offering ($25/year) will launch in the next months. If you're interested <a href="#">let us know</a>
+            and we'll get you an invite. It includes:
+        </p></article>`);
+    expect(summary(pricing)).toEqual([
+      { name: "premium offering", amount: 25, currency: "USD", period: "year", is_free: false, origin: "context" },
+    ]);
+  });
+
+  it("reads no price from a discount banner ('50% off on the yearly plan ($15/year instead of $29.99/year)')", () => {
+    const { pricing } = html(`
+      <article><h2>Pricing</h2><p>Premium: $2.99 per month</p>
+        <div class="banner">Black Friday Deal: 50% off on the yearly plan ($15/year instead of $29.99/year)</div>
+      </article>`);
+    expect(pricing.map((plan) => plan.amount)).toEqual([2.99]);
+  });
+
   it("never lends a plan the price of the heading after it", () => {
     // The paragraph under "Starter" is followed by the next plan's own heading: that price is Pro's, not Starter's.
     const { pricing } = html(`

@@ -84,7 +84,7 @@ const CONTACT_TEXT_RE =
   /^(?:contact(?:\s+(?:us|sales|our\s+sales(?:\s+team)?|our\s+team))?(?:\s+for\s+(?:pricing|a\s+quote|details|a\s+price))?|talk\s+to\s+(?:us|sales|an?\s+expert)|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on\s+request|pay[-\s]what[-\s]you[-\s](?:want|like)(?:\s*\([^)]{0,40}\))?|name\s+your\s+(?:own\s+)?price|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?$/i;
 /** A saving, not a price: "$5 off", "Save $20", "a $10 discount". */
 const DISCOUNT_RE =
-  /\d\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d/i;
+  /\d\s*%?\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d/i;
 
 export function isStruck(el: Element): boolean {
   return (
@@ -233,7 +233,12 @@ export function findMarks(index: ElementIndex): PriceMark[] {
     const digit = hasDigit(el);
     if (!digit && !hasWord(el)) continue;
     const text = markText(el);
-    if (text === "" || text.length > MARK_MAX_CHARS) continue;
+    if (text === "") continue;
+    // Counted with its spacing the text may run past the bound its visible characters kept: still running text.
+    if (text.length > MARK_MAX_CHARS) {
+      if (digit) for (const mark of proseMarks(el, index)) marks.push(mark);
+      continue;
+    }
     let mark: PriceMark | null = null;
     if (digit) {
       const stated = DISCOUNT_RE.test(text)
