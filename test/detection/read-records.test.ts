@@ -353,6 +353,50 @@ describe("prices in documentation prose", () => {
   });
 });
 
+describe("offers listed line by line", () => {
+  /** A landing page's pricing list: each item names its offer before a dash, its prices in a list nested under it. */
+  const offers = (premium: string) => `
+    <h1>Mataroa</h1><h2>Pricing</h2>
+    <ul>
+      <li>Free — most features</li>
+      <ul><li>No custom domain</li><li>No auto-exports via email</li></ul>
+      <li>Premium — all features</li>
+      <ul>${premium}</ul>
+    </ul>
+    <h2>Philosophy</h2><p>Blogging is beautiful.</p>`;
+
+  it("names each price by the words its item opens with, 'Free' included, and a nested list's price by its item", () => {
+    const { pricing } = read(offers("<li>$9/year</li><li>5% of revenue funds CO₂ removal</li>"));
+    expect(pricing.map(({ name, amount, period }) => [name, amount, period])).toEqual([
+      ["Free", 0, null],
+      ["Premium", 9, "year"],
+    ]);
+  });
+
+  it("reads a struck price and the lower one on the next line as a list price and its promotion", () => {
+    const beta = offers("<li><s>$9/year</s></li><li>Currently $0/year during beta</li>");
+    const [, premium] = read(beta).pricing;
+    expect([premium!.name, premium!.amount, premium!.promo_amount]).toEqual(["Premium", 9, 0]);
+    // The promotion ending is told; the two nested lists are never read as a grid of names over prices.
+    expect(read(beta).pricing.map((plan) => plan.name)).not.toContain("No auto-exports via email");
+    const ended = pricingEvents(events(beta, offers("<li>$9/year</li><li>Payment optional during beta</li>")));
+    expect(ended.map((event) => event.title)).toEqual([expect.stringMatching(/ended its promotion on .*Premium/)]);
+  });
+
+  it("takes the item's name over a label that only says more around it, and never lends it to an included amount", () => {
+    const { pricing } = read(`
+      <h1>Plans</h1><ul>
+        <li><strong>Hobby</strong>: $5 / mo, including $5 of usage</li>
+        <li>The <strong>Team</strong> plan offers unlimited users for $19 per month with $0.025 per search</li>
+      </ul>`);
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Hobby", 5],
+      ["Team", 19],
+      ["Team (2)", 0.025],
+    ]);
+  });
+});
+
 describe("a price change is never silent", () => {
   const page = (price: string) =>
     `<h1>Pricing</h1><h2>Extras</h2><p>Need more? Extra storage is available.</p><p class="note">${price} per 100 GB each month</p>`;

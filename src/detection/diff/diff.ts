@@ -225,11 +225,11 @@ function settleContextChanges(
   });
 }
 
-/** What a record states, to match context prices by: its prices in order. */
+/** What a record states, to match context prices by: its prices in order, and its promotion. */
 const statedPrices = (plan: PricingPlan): string =>
   priceOptions(plan)
     .map((o) => `${o.amount}|${o.currency}|${o.period}`)
-    .join(",");
+    .join(",") + `|promo:${plan.promo_amount ?? ""}`;
 
 /** The changes of each context group, recomputed by matching its records by what they state (see above). */
 function rematchContextGroups(

@@ -26,7 +26,9 @@ const BLOCK_MAX_CHARS = 400;
 const LABELLED_TAGS = new Set(["dd", "p", "div", "span"]);
 /** Words that lead into a price rather than name it: "Pro costs", "Extra seats are", "starting at", "is about". */
 const LEAD_IN_RE =
-  /(?:^|\s+)(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|will\s+be|comes\s+to|including|includes|include|incl\.?|with|about|around|approximately|roughly|approx\.?|kostet|kosten|ab|für|à|pour|de)(?:\s+(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|including|includes|with|about|around|approximately|roughly))*\s*$/i;
+  /(?:^|\s+)(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|will\s+be|comes\s+to|including|includes|include|incl\.?|with|about|around|approximately|roughly|approx\.?|currently|now|kostet|kosten|ab|für|à|pour|de)(?:\s+(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|including|includes|with|about|around|approximately|roughly))*\s*$/i;
+/** The words before an amount a price includes ("including $5 of usage"). */
+const INCLUDED_RE = /\b(?:including|includes|include|incl\.?)\s*$/i;
 const ARTICLE_RE = /^(?:the|our|a|an|your|each|every|all)\s+/i;
 /** Sections whose prices are not the page's offers: other products, reviews, a newsletter box, a cart. */
 const NOT_OFFERED_RE =
@@ -68,7 +70,9 @@ function labelOf(text: string): string | null {
 }
 
 export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed: Set<PriceMark>): ContextRecord[] {
-  const open = marks.filter((mark) => !claimed.has(mark) && !mark.soft);
+  const itemNames = new ItemNames();
+  // "Free" is no price line of its own, except as an offer of a list whose items name themselves.
+  const open = marks.filter((mark) => !claimed.has(mark) && (!mark.soft || itemNames.freeOffer(mark) !== null));
   if (open.length === 0) return [];
   // The heading in force at each mark: one pass in page order (a page of a hundred thousand headings reads each once).
   const sections = new Map<PriceMark, string | null>();
@@ -85,15 +89,16 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
     }
   }
   while (next < open.length) sections.set(open[next++]!, heading);
-  const boldItems = new BoldItems();
 
   return open
     .map((mark) => {
-      let label: string | null = null;
+      let label: string | null = mark.soft ? itemNames.freeOffer(mark) : null;
       // The line the price is on: its nearest block that is short enough to be a line.
       let block: AnyNode | null = mark.el;
       while (block && isElement(block) && !BLOCK_TAGS.has(tagName(block))) block = block.parent;
-      if (mark.lead !== undefined) label = labelOf(mark.lead);
+      if (label !== null) {
+        // A free offer is named by its item.
+      } else if (mark.lead !== undefined) label = labelOf(mark.lead);
       else if (block && isElement(block) && index.visibleChars(block) <= BLOCK_MAX_CHARS) {
         label = labelOf(textBefore(block, mark.el, mark.text));
         // A row's first cell, a definition term or a label element just before the price's own cell or line.
@@ -108,9 +113,13 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
           if (text && !/[.!?]$/.test(text)) label = labelOf(text);
         }
       }
-      // "The **Starter** plan offers 300 searches for $5 per month": a sentence in a list whose items each name their
-      // offer in bold.
-      if (label === null && mark.prose) label = boldItems.nameOf(mark);
+      // "The **Starter** plan offers 300 searches for $5 per month", "Premium — all features — $9/year": a price in a
+      // list whose items each name their offer.
+      // The item's name wins over a label that only says more around it ("Team plan offers unlimited users"); an
+      // amount the item includes ("$5 / mo, including $5 of usage") is an allowance, not another of its prices.
+      const item = INCLUDED_RE.test(mark.lead ?? "") ? null : itemNames.nameOf(mark);
+      if (item !== null && (label === null || ` ${label.toLowerCase()} `.includes(` ${item.toLowerCase()} `)))
+        label = item;
       // "$150 per additional project": what the price is for is written after it.
       label ??= afterLabel(mark.window);
       return { mark, label, section: sections.get(mark) ?? null };
@@ -119,11 +128,13 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
 }
 
 /**
- * Lists whose items each name an offer in bold inside a sentence ("The **Pro** plan offers unlimited searches for USD
- * $10 per month."), as documentation pages write their plans. An item names its price by its one bold phrase when
- * that phrase comes before the price, can name something, and at least one other item of the list names itself so.
+ * Lists whose items each name an offer, as documentation and landing pages write their plans: in bold inside a
+ * sentence ("The **Pro** plan offers unlimited searches for USD $10 per month."), or as the words before a dash ("Free —
+ * most features", "Premium — all features — $9/year"). An item names its prices by that phrase when the phrase comes
+ * before them and at least one other item of the list names itself the same way. A price in a list nested under an
+ * item ("Premium — all features" over "• $9/year") is that item's.
  */
-class BoldItems {
+class ItemNames {
   private readonly named = new Map<Element, number>();
   /** Each item's name, read once however many prices its text states. */
   private readonly items = new Map<Element, string | null>();
@@ -131,6 +142,17 @@ class BoldItems {
   nameOf(mark: PriceMark): string | null {
     const item = listItemOf(mark.el);
     if (!item) return null;
+    return this.nameOfItem(item) ?? this.ownerName(item);
+  }
+
+  /** "Free" in a list whose items name themselves: an offer at no price, named by its item ("Free — most features"). */
+  freeOffer(mark: PriceMark): string | null {
+    if (!mark.soft || mark.options[0]!.amount !== 0) return null;
+    const item = listItemOf(mark.el);
+    return item && this.nameOfItem(item) !== null ? dashName(item) : null;
+  }
+
+  private nameOfItem(item: Element): string | null {
     let name = this.items.get(item);
     if (name === undefined) {
       name = this.read(item);
@@ -139,22 +161,39 @@ class BoldItems {
     return name;
   }
 
-  private read(item: Element): string | null {
-    if (!item.parent || !isElement(item.parent)) return null;
-    const name = boldName(item);
-    if (name === null) return null;
-    const text = collapse(textContent(item));
-    const at = text.indexOf(name);
-    const price = firstPriceIndex(text);
-    if (at === -1 || price === null || at > price) return null;
-    return this.namedItems(item.parent) >= 2 ? name : null;
+  /** The item a nested list belongs to: the `li` around it, or the `li` just before it (`<ul><li>…</li><ul>`). */
+  private ownerName(item: Element): string | null {
+    const list = item.parent;
+    if (!list || !isElement(list) || !/^(?:ul|ol)$/.test(tagName(list))) return null;
+    let owner: AnyNode | null = list.parent;
+    if (!owner || !isElement(owner) || tagName(owner) !== "li") {
+      owner = list.prev;
+      while (owner && !isElement(owner)) owner = owner.prev;
+    }
+    return owner && isElement(owner) && tagName(owner) === "li" ? this.nameOfItem(owner) : null;
   }
 
-  /** How many items of a list name themselves in bold (computed once per list). */
+  private read(item: Element): string | null {
+    if (!item.parent || !isElement(item.parent)) return null;
+    const list = item.parent;
+    const bold = boldName(item);
+    if (bold !== null) {
+      const text = collapse(textContent(item));
+      const at = text.indexOf(bold);
+      const price = firstPriceIndex(text);
+      if (at !== -1 && (price === null || at < price) && this.namedItems(list) >= 2) return bold;
+    }
+    const dashed = dashName(item);
+    return dashed !== null && this.namedItems(list) >= 2 ? dashed : null;
+  }
+
+  /** How many items of a list name themselves, in bold or before a dash (computed once per list). */
   private namedItems(list: Element): number {
     let count = this.named.get(list);
     if (count === undefined) {
-      count = list.children.filter((child) => isElement(child) && tagName(child) === "li" && boldName(child)).length;
+      count = list.children.filter(
+        (child) => isElement(child) && tagName(child) === "li" && (boldName(child) ?? dashName(child)) !== null,
+      ).length;
       this.named.set(list, count);
     }
     return count;
@@ -167,6 +206,29 @@ function listItemOf(el: Element): Element | null {
     if (tagName(node) === "li") return node;
   }
   return null;
+}
+
+/** An item's own text, without its nested lists. */
+function itemText(item: Element): string {
+  let out = "";
+  const walk = (node: AnyNode) => {
+    if (node.type === "text") out += (node as { data: string }).data;
+    else if (isElement(node) && !/^(?:ul|ol)$/.test(tagName(node))) for (const child of node.children) walk(child);
+  };
+  for (const child of item.children) walk(child);
+  return collapse(out);
+}
+
+/** "Premium — all features": the few words before a spaced dash (or a colon) that opens an item's text. */
+const DASH_NAME_RE = /^([\p{L}][\p{L}\p{N}+&' .-]{0,30}?)\s*(?:\s[—–-]\s|[:：]\s)/u;
+
+function dashName(item: Element): string | null {
+  const match = DASH_NAME_RE.exec(itemText(item));
+  if (!match) return null;
+  const name = match[1]!.trim();
+  if (name.split(/\s+/).length > 3) return null;
+  // "Free" names an offer at no price here; any other name must be one a plan could bear.
+  return /^free$/i.test(name) || plausibleName(name) ? name : null;
 }
 
 /** The one bold phrase of a list item (outside its nested lists), when it can name an offer. */

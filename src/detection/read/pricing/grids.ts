@@ -277,8 +277,10 @@ export function findGridRecords(
         if (!row || /^(?:body|main|html)$/.test(tagName(row))) break;
         const width = cellsIn(row).length;
         const k = indexIn(row, child);
-        // A row is made of its cells: text of its own (a sentence with inline elements) makes it prose, not a row.
-        if (width >= 2 && k > 0 && !ownText(row)) {
+        // A row is made of its cells: text of its own (a sentence with inline elements) makes it prose, not a row; a
+        // list nested in a list is the lines of the item above it ("Premium" over "• $9/year • $0/year in beta"),
+        // whatever list stands before it.
+        if (width >= 2 && k > 0 && !ownText(row) && !nestedList(row)) {
           let found = false;
           let previous = row.prev;
           for (let steps = 0; previous && steps < ROW_LIMIT; previous = previous.prev) {
@@ -302,6 +304,12 @@ export function findGridRecords(
     }
   }
   return [...byName.values()].filter((record) => record.marks.length > 0);
+}
+
+/** A list inside a list (or inside one of its items). */
+function nestedList(el: Element): boolean {
+  const parent = parentElement(el);
+  return /^(?:ul|ol)$/.test(tagName(el)) && !!parent && /^(?:ul|ol|li)$/.test(tagName(parent));
 }
 
 function hasOwnText(el: Element): boolean {

@@ -570,9 +570,28 @@ export function extractPricing(
     const shown = new Set<string>();
     const priceId = (section: string | null, label: string | null, option: PriceOption) =>
       `${section ?? ""}|${label ?? ""}|${option.amount}|${option.currency}|${option.period}`;
-    // The last context record read, to take in a price stated inside its own sentence.
-    let sentence: { el: Element; plan: PricingPlan } | null = null;
+    // The last context record read, to take in a price stated inside its own sentence or under its struck price.
+    let sentence: { el: Element; plan: PricingPlan; label: string | null; struck: boolean } | null = null;
     for (const found of contextRecords(index, marks, claimed)) {
+      // An offer's struck price and the lower one on its next line ("~~$9/year~~", "$0/year during beta"): its list
+      // price and its promotion, as on a card.
+      const now = found.mark.options[0]!;
+      const list = sentence?.plan;
+      if (
+        sentence?.struck &&
+        list &&
+        !found.mark.struck &&
+        found.label !== null &&
+        found.label === sentence.label &&
+        now.amount !== null &&
+        list.amount !== null &&
+        now.amount < list.amount &&
+        (now.currency ?? list.currency) === list.currency
+      ) {
+        list.promo_amount = now.amount;
+        sentence = null;
+        continue;
+      }
       // A price in bold inside a sentence that states one already ("available for $449/month, paid annually comes to
       // <strong>$4,310/year</strong>") is another price of the same offer.
       if (sentence && found.label === null && index.contains(sentence.el, found.mark.el)) {
@@ -606,7 +625,7 @@ export function extractPricing(
       if (!plans.has(plan.key)) {
         plans.set(plan.key, plan);
         readings.positions.set(plan.key, index.at(found.mark.el));
-        sentence = { el: found.mark.el, plan };
+        sentence = { el: found.mark.el, plan, label: found.label, struck: found.mark.struck };
       }
     }
   }, undefined);
