@@ -67,6 +67,40 @@ export class RepoAtCommit {
     }
     return ending.sort(byLength)[0]!;
   }
+
+  /**
+   * The same commit seen from a directory of it, as if that directory were the repository's root: a site kept beside
+   * the product's code (a Hugo site under `site/`) finds its configuration, layouts and data where it expects them.
+   */
+  under(dir: string): RepoAtCommit {
+    return new RepoUnder(this, dir);
+  }
+}
+
+class RepoUnder extends RepoAtCommit {
+  private readonly prefix: string;
+  private inside: string[] | null = null;
+
+  constructor(
+    private readonly whole: RepoAtCommit,
+    dir: string,
+  ) {
+    super(whole.gitDir, whole.commit);
+    this.prefix = `${path.posix.normalize(dir).replace(/^\/+|\/+$/g, "")}/`;
+  }
+
+  override files(): string[] {
+    this.inside ??= this.whole
+      .files()
+      .filter((file) => file.startsWith(this.prefix))
+      .map((file) => file.slice(this.prefix.length));
+    return this.inside;
+  }
+
+  override read(file: string): string | null {
+    const normal = path.posix.normalize(file).replace(/^\/+/, "");
+    return normal.startsWith("../") ? null : this.whole.read(this.prefix + normal);
+  }
 }
 
 export function git(gitDir: string, args: string[]): string {

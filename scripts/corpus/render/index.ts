@@ -31,6 +31,11 @@ export type Dialect = BraceDialect | "markdown" | "jekyll" | "hugo" | "go" | "er
 export interface RenderOptions {
   /** The dialect, when the file's extension and content do not tell it. */
   dialect?: Dialect;
+  /**
+   * The directory the site is kept in, when it is not the repository's root (a Hugo site under `site/` beside the
+   * product's code): the page's path is under it, and the site's files are read as if it were the root.
+   */
+  root?: string;
   /** Values the page's server would supply (`site_name`, a setting), also printed for custom tags of that name. */
   context?: Record<string, Value>;
   /** Directory names templates are looked up under, most specific first (default: `templates`, `_includes`, …). */
@@ -106,6 +111,11 @@ export function detectDialect(repo: RepoAtCommit, file: string, source: string):
 
 /** The page's HTML. Throws for a dialect this renderer does not read (the manifest then needs another page). */
 export function renderPage(repo: RepoAtCommit, file: string, options: RenderOptions = {}): string {
+  if (options.root) {
+    const prefix = `${options.root.replace(/^\/+|\/+$/g, "")}/`;
+    if (!file.startsWith(prefix)) throw new Error(`${file} is not under the site's root ${prefix}`);
+    return renderPage(repo.under(prefix), file.slice(prefix.length), { ...options, root: undefined });
+  }
   const source = repo.read(file);
   if (source === null) throw new Error(`${file} is not in ${repo.commit}`);
   const dialect = options.dialect ?? detectDialect(repo, file, source);
