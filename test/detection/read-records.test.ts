@@ -397,6 +397,36 @@ describe("offers listed line by line", () => {
   });
 });
 
+describe("plans as sections of a document", () => {
+  it("reads a plan per heading, 'Free' and 'Custom pricing' under their headings included", () => {
+    const plan = (name: string, price: string) =>
+      `<h3>${name}</h3><p><em>${price}</em></p><ul><li>2 concurrent apps</li><li>Email support</li></ul>`;
+    const { pricing } = read(
+      `<h1>Pricing overview</h1><h2>Plans</h2>${plan("Community", "Free, no credit card required")}` +
+        `${plan("Professional", "Starting at $20/month")}${plan("Enterprise", "Custom pricing")}`,
+    );
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Community", 0],
+      ["Professional", 20],
+      ["Enterprise", null],
+    ]);
+  });
+
+  it("reads no price from a worked calculation or a value a plan includes", () => {
+    const { pricing } = read(`
+      <h1>Pricing</h1>
+      <div class="row"><div class="col"><h3>Team</h3><p class="price">$70 / month</p><p>Includes check runs worth $70</p></div>
+        <div class="col"><h3>Starter</h3><p class="price">$7 / month</p><p>Includes check runs worth $7</p></div></div>
+      <h2>How many check runs do I need?</h2>
+      <div>Monthly runs: 7200 x 31 = 223,200 runs</div>
+      <div>Which costs me (223,200 / 10,000) * $1.20 = $26.80 per month on the "Pay as you go"-plan.</div>`);
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Team", 70],
+      ["Starter", 7],
+    ]);
+  });
+});
+
 describe("a price change is never silent", () => {
   const page = (price: string) =>
     `<h1>Pricing</h1><h2>Extras</h2><p>Need more? Extra storage is available.</p><p class="note">${price} per 100 GB each month</p>`;

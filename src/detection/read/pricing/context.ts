@@ -71,8 +71,23 @@ function labelOf(text: string): string | null {
 
 export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed: Set<PriceMark>): ContextRecord[] {
   const itemNames = new ItemNames();
-  // "Free" is no price line of its own, except as an offer of a list whose items name themselves.
-  const open = marks.filter((mark) => !claimed.has(mark) && (!mark.soft || itemNames.freeOffer(mark) !== null));
+  // "Free" or "Custom pricing" is no price line of its own, except as an offer of a list whose items name themselves,
+  // or as the line under a heading where headings of the same level each open their section with a price
+  // ("### Community" / "*Free, no credit card required*" beside "### Professional" / "*Starting at $20/month*").
+  const pricedHeadings = new Set(
+    marks
+      .filter((mark) => !claimed.has(mark) && !mark.soft)
+      .map((mark) => headingAbove(mark.el))
+      .filter((heading): heading is Element => heading !== null)
+      .map((heading) => tagName(heading)),
+  );
+  const headedOffer = (mark: PriceMark): boolean => {
+    const heading = headingAbove(mark.el);
+    return heading !== null && pricedHeadings.has(tagName(heading));
+  };
+  const open = marks.filter(
+    (mark) => !claimed.has(mark) && (!mark.soft || itemNames.freeOffer(mark) !== null || headedOffer(mark)),
+  );
   if (open.length === 0) return [];
   // The heading in force at each mark: one pass in page order (a page of a hundred thousand headings reads each once).
   const sections = new Map<PriceMark, string | null>();
@@ -256,6 +271,18 @@ export function afterLabel(window: string): string | null {
   if (!match) return null;
   const label = match[1]!.replace(/\s+(?:per|a|an|each|in|on|of|for|month|year|monthly|yearly)$/i, "");
   return plausibleName(label) ? label.charAt(0).toUpperCase() + label.slice(1) : null;
+}
+
+/** The heading a price line stands right under: the element just before it (or before its parent, one level up). */
+function headingAbove(el: Element): Element | null {
+  let node: Element | null = el;
+  for (let level = 0; node && level < 3; level++) {
+    let previous = node.prev;
+    while (previous && !isElement(previous)) previous = previous.prev;
+    if (previous && isElement(previous)) return isHeading(previous) ? previous : null;
+    node = node.parent && isElement(node.parent) ? node.parent : null;
+  }
+  return null;
 }
 
 function previousElement(el: Element): Element | null {

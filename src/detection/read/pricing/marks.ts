@@ -82,9 +82,12 @@ const FREE_TEXT_RE =
   /^(?:(?:it'?s\s+|100%\s+)?free(?:\s+(?:forever|plan|for\s+ever|for\s+life|to\s+start|to\s+use|for\s+(?:personal|non-?commercial|open[-\s]source|individuals|hobby\w*|small\s+teams|everyone)(?:\s+\w+)?)|\s+but\b[^$€£\d]*|\s*[,;:–—-][^$€£\d]*)?|forever\s+free|always\s+free|gratis|kostenlos|gratuit)[.!]?$/i;
 const CONTACT_TEXT_RE =
   /^(?:contact(?:\s+(?:us|sales|our\s+sales(?:\s+team)?|our\s+team))?(?:\s+for\s+(?:pricing|a\s+quote|details|a\s+price))?|talk\s+to\s+(?:us|sales|an?\s+expert)|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on\s+request|pay[-\s]what[-\s]you[-\s](?:want|like)(?:\s*\([^)]{0,40}\))?|name\s+your\s+(?:own\s+)?price|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?$/i;
-/** A saving, not a price: "$5 off", "Save $20", "a $10 discount". */
+/**
+ * Amounts that are no price: a saving ("$5 off", "50% off", "Save $20", "a $10 discount"), a worked calculation ("(223,200
+ * / 10,000) * $1.20 = $26.80 per month", "7200 x 31") and a value a plan includes ("Includes check runs worth $70").
+ */
 const DISCOUNT_RE =
-  /\d\s*%?\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d/i;
+  /\d\s*%?\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d|\d\s*[×x*]\s*[\d(\p{Sc}]|[\d)]\s*=\s*\p{Sc}?\s*\d|\b(?:worth|valued\s+at)\s*\p{Sc}\s*\d/iu;
 
 export function isStruck(el: Element): boolean {
   return (
