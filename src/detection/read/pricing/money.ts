@@ -84,6 +84,11 @@ const CURRENCY_FORMS: [string, string | null][] = [
   ["рубля", "RUB"],
   ["euro", "EUR"],
   ["euros", "EUR"],
+  // Written in words after the amount ("1 compute credit can be bought for 1 US dollar").
+  ["US dollars", "USD"],
+  ["US dollar", "USD"],
+  ["dollars", "USD"],
+  ["dollar", "USD"],
   ["Euro", "EUR"],
   ["Zł", "PLN"],
   ["đ", "VND"],
