@@ -427,6 +427,38 @@ describe("plans as sections of a document", () => {
   });
 });
 
+describe("prices in a product's credits", () => {
+  const page = (linux: number) => `
+    <h1>Pricing</h1>
+    <p>For private personal repositories there is a very affordable $10 a month plan.</p>
+    <h2>Compute Credits</h2>
+    <p>1 compute credit can be bought for 1 US dollar. Here is how much 1000 minutes of CPU time will cost:</p>
+    <ul>
+      <li>1000 minutes of 1 virtual CPU for Linux for ${linux} compute credits</li>
+      <li>1000 minutes of 1 virtual CPU for Windows for 10 compute credits</li>
+    </ul>
+    <p>Every plan includes 500 credits per seat, and you get 200 credits per month for free.</p>`;
+
+  it("reads an amount of credits paid for something as its price, without a currency, and allowances as none", () => {
+    const credits = read(page(5)).pricing.filter((plan) => plan.currency === null);
+    expect(credits.map((plan) => plan.amount)).toEqual([5, 10]);
+    expect(credits.every((plan) => plan.origin === "context")).toBe(true);
+  });
+
+  it("tells a change of a price in credits", () => {
+    expect(pricingEvents(events(page(5), page(3))).map((event) => event.title)).toEqual([
+      expect.stringMatching(/cut the price "Compute Credits" from 5 to 3/),
+    ]);
+  });
+
+  it("reads no price from an amount a plan includes", () => {
+    const { pricing } = read(`
+      <h1>Pricing</h1><h2>Plans</h2><p>The Hobby plan costs $5 per month.</p>
+      <h2>Included usage</h2><p>The Hobby plan includes $5 of resource usage per month.</p>`);
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([["Hobby plan", 5]]);
+  });
+});
+
 describe("a price change is never silent", () => {
   const page = (price: string) =>
     `<h1>Pricing</h1><h2>Extras</h2><p>Need more? Extra storage is available.</p><p class="note">${price} per 100 GB each month</p>`;

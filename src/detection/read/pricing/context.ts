@@ -27,7 +27,7 @@ const LABELLED_TAGS = new Set(["dd", "p", "div", "span"]);
 /** Words that lead into a price rather than name it: "Pro costs", "Extra seats are", "starting at", "is about". */
 const LEAD_IN_RE =
   /(?:^|\s+)(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|will\s+be|comes\s+to|including|includes|include|incl\.?|with|about|around|approximately|roughly|approx\.?|currently|now|kostet|kosten|ab|für|à|pour|de)(?:\s+(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|including|includes|with|about|around|approximately|roughly))*\s*$/i;
-/** The words before an amount a price includes ("including $5 of usage"). */
+/** The words before an amount a plan includes ("including $5 of usage"). */
 const INCLUDED_RE = /\b(?:including|includes|include|incl\.?)\s*$/i;
 const ARTICLE_RE = /^(?:the|our|a|an|your|each|every|all)\s+/i;
 /** Sections whose prices are not the page's offers: other products, reviews, a newsletter box, a cart. */
@@ -106,6 +106,12 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
   while (next < open.length) sections.set(open[next++]!, heading);
 
   return open
+    .filter((mark) => {
+      // An amount a plan includes ("The Hobby plan includes $5 of resource usage per month", "…, including $5 of
+      // usage") is an allowance, not a price.
+      const lead = mark.lead ?? mark.text.slice(0, firstPriceIndex(mark.text) ?? 0);
+      return !INCLUDED_RE.test(lead);
+    })
     .map((mark) => {
       let label: string | null = mark.soft ? itemNames.freeOffer(mark) : null;
       // The line the price is on: its nearest block that is short enough to be a line.
@@ -130,9 +136,8 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
       }
       // "The **Starter** plan offers 300 searches for $5 per month", "Premium — all features — $9/year": a price in a
       // list whose items each name their offer.
-      // The item's name wins over a label that only says more around it ("Team plan offers unlimited users"); an
-      // amount the item includes ("$5 / mo, including $5 of usage") is an allowance, not another of its prices.
-      const item = INCLUDED_RE.test(mark.lead ?? "") ? null : itemNames.nameOf(mark);
+      // The item's name wins over a label that only says more around it ("Team plan offers unlimited users").
+      const item = itemNames.nameOf(mark);
       if (item !== null && (label === null || ` ${label.toLowerCase()} `.includes(` ${item.toLowerCase()} `)))
         label = item;
       // "$150 per additional project": what the price is for is written after it.

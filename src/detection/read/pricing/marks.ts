@@ -21,7 +21,15 @@ import {
   type Element,
 } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
-import { detectBilling, detectPeriod, parsePrice, statedPrices, type ParsedPrice, type StatedPrice } from "./money.js";
+import {
+  detectBilling,
+  detectPeriod,
+  parseAmount,
+  parsePrice,
+  statedPrices,
+  type ParsedPrice,
+  type StatedPrice,
+} from "./money.js";
 
 export interface PriceOption {
   /** Exact, in major units; null for a soft mark ("Contact sales"). */
@@ -254,6 +262,12 @@ export function findMarks(index: ElementIndex): PriceMark[] {
         const bare = parsePrice(text, { bareNumber: true });
         if (bare && bare.amount !== null) prices = [bare];
       }
+      // A price in credits is read as running text: by its context, never as another option of a plan's own price.
+      if (prices.length === 0 && creditPrices(text).length > 0) {
+        marks.push({ ...newMark(el, text, creditPrices(text), index, false), prose: true });
+        if (parent !== -1) markedInside[parent] = 1;
+        continue;
+      }
       // "Android - Free, iOS - $3.99": a line that prices its label at "Free" is one of those lines.
       const lined = stated.length > 0 ? withFreeLines(text, stated) : stated;
       if (lined.length > 1) {
@@ -376,11 +390,33 @@ function proseMarks(el: Element, index: ElementIndex): PriceMark[] {
   for (const sentence of own.split(/(?<=[.!?;])\s+/)) {
     if (out.length >= 8) break;
     if (!/\d/.test(sentence) || sentence.length > 400 || DISCOUNT_RE.test(sentence)) continue;
-    const prices = statedPrices(sentence).filter((p) => p.amount !== null && p.currency !== null);
+    const stated = statedPrices(sentence).filter((p) => p.amount !== null && p.currency !== null);
+    const prices: ParsedPrice[] = stated.length > 0 ? stated : creditPrices(sentence);
     if (prices.length === 0) continue;
     out.push({ ...newMark(el, sentence, prices, index, false), window: sentence, prose: true });
   }
   return out;
+}
+
+/**
+ * A price in the credits a product sells ("1000 minutes of 1 virtual CPU for Linux for 5 compute credits", "costs 2
+ * credits per image"): what is bought comes before "for N credits", or the credits are per a unit of use. An amount of
+ * credits per month or year is an allowance ("10,000 credits per month"), not a price. The amount is in credits, so
+ * it has no currency.
+ */
+const CREDIT_PRICE_RE =
+  /\b(?:for|costs?|at|uses?|consumes?)\s+(\d[\d,.]*)\s+(?:[\p{L}-]+\s+)?credits?\b(?!\s*(?:per|\/|a|each|every)\s*(?:month|year|mo|yr|day|week)\b)|\b(\d[\d,.]*)\s+(?:[\p{L}-]+\s+)?credits?\s+(?:per|\/)\s*(?!(?:month|year|mo|yr|day|week)\b)(?=\S)/iu;
+
+/** Words that make an amount of credits an allowance: "includes 500 credits per seat", "get 10 credits per invite". */
+const CREDIT_ALLOWANCE_RE =
+  /\b(?:includes?|including|included|get|gets|receive|receives|comes?\s+with|with|up\s+to|bonus|free|earn|earns|grant|granted)\b/i;
+
+function creditPrices(text: string): ParsedPrice[] {
+  if (!/credit/i.test(text)) return [];
+  const match = CREDIT_PRICE_RE.exec(text);
+  if (!match || CREDIT_ALLOWANCE_RE.test(text.slice(Math.max(0, match.index - 40), match.index + 8))) return [];
+  const amount = parseAmount(match[1] ?? match[2]!);
+  return amount === null ? [] : [{ amount, currency: null, period: null, isFree: amount === 0 }];
 }
 
 /** Words that go with a price without saying what it is for: currency, period, billing, "from". */
