@@ -532,6 +532,22 @@ describe("a price change is never silent", () => {
     expect(context.map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([["Support", [29, 199]]]);
   });
 
+  it("reports a price that appears in a sentence beside the plans, but not an FAQ's answer or a price stated again", () => {
+    const plans = `<div class="plans"><div><h3>Starter</h3><p>$5/month</p></div><div><h3>Team</h3><p>$15/month</p></div></div>`;
+    const dedicated = `${plans}<h2>CodePush</h2><p><strong>$6k/year</strong> for a dedicated, standalone instance.</p>`;
+    expect(pricingEvents(events(plans, dedicated)).map((event) => event.title)).toEqual([
+      'Acme added a price "CodePush"',
+    ]);
+    const faq = `${plans}<h2>Which payment methods do you support?</h2><p>Cards, and invoices above $1,000 a year.</p>`;
+    expect(pricingEvents(events(plans, faq))).toEqual([]);
+    // The same overage price gone from a plan's card while its row in the feature table still states it.
+    const table = (card: string) =>
+      `<div class="plans"><div><h3>Starter</h3><p>$5/month</p></div><div><h3>Team</h3><p>$15/month</p>${card}</div></div>` +
+      `<table><tr><th></th><th>Starter</th><th>Team</th></tr><tr><td>API check runs</td><td>$3</td><td>$2</td></tr></table>`;
+    const moved = pricingEvents(events(table("<ul><li>$2.00 per 10K additional API check runs</li></ul>"), table("")));
+    expect(moved.filter((event) => !event.tags.includes("features"))).toEqual([]);
+  });
+
   it("reports a usage price that appears in a sentence below the plans", () => {
     const cards = `<div class="plans"><div><h3>Starter</h3><ul><li>€5/month</li><li>Custom domain</li></ul></div><div><h3>Business</h3><ul><li>€15/month</li><li>Custom domain</li></ul></div></div>`;
     const usage = `${cards}<div>Additional pageviews can be added for €0.20 per 10k pageviews, charged based on actual usage.</div>`;

@@ -198,10 +198,11 @@ const contextGroup = (key: string): string => key.replace(/ \(\d+\)$/, "");
  * Prices read by their context (docs/real-pages.md#a-price-change-is-never-silent) are numbered by their order under
  * one context, so a price inserted before others would shift every number after it. They are matched by what they
  * state instead: the same prices under one context, in any order, are no change; of those left, the k-th that went is
- * paired with the k-th that came (a changed price), and the rest came or went. And where both fetches name their
- * plans, a context price that appears or disappears is a mention coming or going (an FAQ answer, a footnote), not a
- * price change, unless it reads as an offer of its own; a context price whose amount changed is reported whatever else
- * the page names.
+ * paired with the k-th that came (a changed price), and the rest came or went. A price that appears or disappears is
+ * a change even beside named plans ("$6k/year for a dedicated instance" added under the plans): a missed price is worse
+ * than a mention told, and the event says what it is (a price named by its context, confidence 0.5, inferred). Only
+ * where both fetches name their plans and the price stands under a question (an FAQ's answer: "Which payment methods
+ * do you support?") is its coming or going no change.
  */
 function settleContextChanges(
   all: RecordChange<PricingPlan>[],
@@ -211,18 +212,29 @@ function settleContextChanges(
   const changes = pairReworded(rematchContextGroups(all, before, after));
   const named = (plans: PricingPlan[]) => plans.some((plan) => plan.origin !== "context");
   const bothNamed = named(before) && named(after);
-  // A context with three or more prices under it is a price list (a product's options, one per line): one coming or
-  // going is an option added or dropped.
-  const listed = (plans: PricingPlan[], group: string) =>
-    plans.filter((plan) => plan.origin === "context" && contextGroup(plan.key) === group).length >= 3;
   return changes.filter((change) => {
     const record = (change.after ?? change.before)!;
     const context = change.kind !== "renamed" && record.origin === "context";
-    if (!context) return true;
-    const group = contextGroup(change.key);
-    const list = listed(before, group) || listed(after, group);
-    return !(bothNamed && (change.kind === "added" || change.kind === "removed") && !offerLine(record) && !list);
+    if (!context || change.kind === "changed") return true;
+    if (bothNamed && underQuestion(record)) return false;
+    // The same price still stated, by a record named after the same thing, on the side it seems to be missing from
+    // ("$2.00 per 10K additional API check runs" under "Team" gone from the card, "Team – API check runs: $2/10K" still
+    // in the table): one statement of it less, not a price removed.
+    return !(change.kind === "added" ? before : after).some((other) => restates(other, record));
   });
+}
+
+/** `other` states `record`'s price under a name that holds `record`'s name. */
+function restates(other: PricingPlan, record: PricingPlan): boolean {
+  if (other === record || record.amount === null || other.amount !== record.amount) return false;
+  if ((other.currency ?? record.currency) !== record.currency) return false;
+  const name = record.name.replace(/ \(\d+\)$/, "").toLowerCase();
+  return other.key !== record.key && ` ${other.name.toLowerCase()} `.includes(` ${name} `);
+}
+
+/** A context price stated under a question (its section's heading or its own label ends with "?"). */
+function underQuestion(record: PricingPlan): boolean {
+  return /\?/.test(`${record.context ?? ""} ${record.name}`);
 }
 
 /** What a record states, to match context prices by: its prices in order, and its promotion. */
@@ -325,23 +337,6 @@ function pairReworded(changes: RecordChange<PricingPlan>[]): RecordChange<Pricin
     );
   }
   return out.sort((a, b) => compareKeys(a.key, b.key));
-}
-
-/**
- * A context price that reads as an offer of its own: labelled on its own line by a few words that name something
- * ("Additional concurrent job: $50/month", "Extra licensees"), or priced per unit of use ("additional pageviews can be
- * added for €0.20 per 10k pageviews"); not a sentence that mentions an amount ("We will trigger an authorization of
- * $1") nor a price known only by its section. Its coming and going is a price change even beside named plans.
- */
-function offerLine(record: PricingPlan): boolean {
-  if (record.kind === "usage") return true;
-  const label = record.key.replace(/^context:[^|]*\|/, "").replace(/ \(\d+\)$/, "");
-  const words = label.split(/\s+/).filter(Boolean);
-  return (
-    words.length > 0 &&
-    words.length <= 4 &&
-    !/^(?:we|you|it|this|they|our|your|i|he|she|there|if|when|each)$/i.test(words[0]!)
-  );
 }
 
 /** Headings are joined in page order (a reordered set of headings reads differently); blank means absent. */
