@@ -548,6 +548,16 @@ describe("a price change is never silent", () => {
     expect(moved.filter((event) => !event.tags.includes("features"))).toEqual([]);
   });
 
+  it("reports a price changed where its context's prices also swapped places ($3/month, $30/year → $30/year, $4/month)", () => {
+    const premium = (first: string, second: string) =>
+      `<h1>Premium</h1><div class="box"><p>${first}</p></div><div class="box"><p>${second}</p></div>`;
+    expect(
+      pricingEvents(events(premium("$3 / month", "$30 / year"), premium("$30 / year", "$4 / month"))).map(
+        (event) => event.title,
+      ),
+    ).toEqual([expect.stringMatching(/raised the price .* from \$3 to \$4\/month/)]);
+  });
+
   it("reports a usage price that appears in a sentence below the plans", () => {
     const cards = `<div class="plans"><div><h3>Starter</h3><ul><li>€5/month</li><li>Custom domain</li></ul></div><div><h3>Business</h3><ul><li>€15/month</li><li>Custom domain</li></ul></div></div>`;
     const usage = `${cards}<div>Additional pageviews can be added for €0.20 per 10k pageviews, charged based on actual usage.</div>`;

@@ -249,14 +249,27 @@ function rematchContextGroups(
   before: PricingPlan[],
   after: PricingPlan[],
 ): RecordChange<PricingPlan>[] {
+  const members = (plans: PricingPlan[], group: string) =>
+    plans.filter((plan) => plan.origin === "context" && contextGroup(plan.key) === group);
   const groups = new Set(
     changes
       .filter((change) => change.kind !== "renamed" && (change.after ?? change.before)!.origin === "context")
       .map((change) => contextGroup(change.key)),
   );
+  // A group whose records each seem the same one shown per another period ("$3/month" where "$30/year" was, and the
+  // other way round) gives no change record by record, yet what it states changed ($3 → $4 a month): recomputed too.
+  const keys = (plans: PricingPlan[], group: string) =>
+    members(plans, group)
+      .map((plan) => plan.key)
+      .join(";");
+  const statements = (plans: PricingPlan[], group: string) => members(plans, group).map(statedPrices).sort().join(";");
+  for (const plan of before) {
+    if (plan.origin !== "context") continue;
+    const group = contextGroup(plan.key);
+    if (groups.has(group) || keys(before, group) !== keys(after, group)) continue;
+    if (statements(before, group) !== statements(after, group)) groups.add(group);
+  }
   if (groups.size === 0) return changes;
-  const members = (plans: PricingPlan[], group: string) =>
-    plans.filter((plan) => plan.origin === "context" && contextGroup(plan.key) === group);
   const out = changes.filter(
     (change) =>
       change.kind === "renamed" ||
