@@ -294,6 +294,27 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a table row written line by line, its cells each a list, as one record per line", () => {
+    const row = (gpu: string, lines: [string, string][]) =>
+      `<tr><td><p><strong>${gpu}</strong></p><ul>${lines.map(([name]) => `<li>${name}</li>`).join("")}</ul></td>` +
+      `<td><p><br></p><ul>${lines.map(([, price]) => `<li>${price}</li>`).join("")}</ul></td>` +
+      `<td><ul>${lines.map(() => "<li>Available</li>").join("")}</ul></td></tr>`;
+    const { pricing } = read(
+      `<h1>Machine types</h1><table><thead><tr><th>GPU</th><th>Price on Core</th><th>Availability</th></tr></thead><tbody>` +
+        row("P4000", [
+          ["P4000", "$0.51 / hr"],
+          ["P4000x2", "$1.02 / hr"],
+        ]) +
+        row("V100", [["V100", "$2.30 / hr"]]) +
+        `</tbody></table>`,
+    );
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["P4000", 0.51],
+      ["P4000x2", 1.02],
+      ["V100", 2.3],
+    ]);
+  });
+
   it("places a table's prices under their plans when a cell above spans two rows", () => {
     const { pricing } =
       read(`<table><thead><tr><td></td><th>Free software</th><th>Basic</th><th>Medium</th></tr></thead>

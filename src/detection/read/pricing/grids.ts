@@ -132,6 +132,47 @@ function rowLabel(row: Element, cell: Element): string {
   return nameText(first);
 }
 
+/**
+ * A row written line by line, its cells each a list ("P4000 · P4000x2 · P4000x4" beside "$0.51 / hr · $1.02 / hr · $2.02
+ * / hr", as documentation tools render multi-line cells): the k-th line of the first cell names the k-th price line.
+ * Null when the price is not a line of such a list, or the first cell has no list of as many lines.
+ */
+function lineLabel(row: Element, cell: Element, markEl: Element): string | null {
+  const first = row.children.find(isElement);
+  if (!first || first === cell) return null;
+  const item = ancestor(markEl, (el) => tagName(el) === "li", 3);
+  const list = item && parentElement(item);
+  if (!item || !list || !within(cell, list)) return null;
+  const lines = list.children.filter((child): child is Element => isElement(child) && tagName(child) === "li");
+  if (lines.length === 0) return null;
+  const names = [first, ...elementsUnder(first)]
+    .filter((el) => /^(?:ul|ol)$/.test(tagName(el)))
+    .map((named) => named.children.filter((child): child is Element => isElement(child) && tagName(child) === "li"))
+    .find((items) => items.length === lines.length);
+  const name = names?.[lines.indexOf(item)];
+  return name ? nameText(name) || null : null;
+}
+
+/** The elements under `el`, in document order (a table cell: a few dozen at most). */
+function elementsUnder(el: Element): Element[] {
+  const out: Element[] = [];
+  const walk = (node: Element) => {
+    for (const child of node.children) {
+      if (!isElement(child)) continue;
+      out.push(child);
+      if (out.length < 200) walk(child);
+    }
+  };
+  walk(el);
+  return out;
+}
+
+/** `node` is `el` or inside it. */
+function within(el: Element, node: Element): boolean {
+  for (let current: Element | null = node; current; current = parentElement(current)) if (current === el) return true;
+  return false;
+}
+
 /** The texts of a row's cells in its first `width` columns, joined: the row's name when a head cell spans them. */
 function spannedLabel(
   row: Element,
@@ -264,7 +305,11 @@ export function findGridRecords(
           // row is named by all of them.
           const lead = names.get(0);
           const leadWidth = lead ? (columns.get(lead)?.width ?? 1) : 1;
-          add(mark, nameEl, leadWidth > 1 ? spannedLabel(row, cell, leadWidth, columns) : rowLabel(row, cell), table);
+          const label =
+            leadWidth > 1
+              ? spannedLabel(row, cell, leadWidth, columns)
+              : (lineLabel(row, cell, mark.el) ?? rowLabel(row, cell));
+          add(mark, nameEl, label, table);
           break;
         }
         if (names) break;
