@@ -51,6 +51,8 @@ describe("the failure classes, each read exactly or not at all", () => {
     ["1 compute credit can be bought for 1 US dollar", 1, "USD"],
     ["costs 10 dollars a month", 10, "USD"],
     ["49 euros per month", 49, "EUR"],
+    ["priced at 1.5 cents per search", 0.015, "USD"],
+    ["50¢ per GB", 0.5, "USD"],
     ["49 EUR", 49, "EUR"],
     ["140,00 pln", 140, "PLN"],
     ["99 kr", 99, null],

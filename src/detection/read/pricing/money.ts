@@ -402,10 +402,13 @@ function amountsIn(stated: string): Amount[] {
         end += cents[0].length;
       }
     }
+    // "1.5 cents per search", "50¢": an amount in cents, read in dollars as "$" is.
+    const cents = !beforeForm && !afterForm ? CENTS_AFTER.exec(text.slice(end)) : null;
+    if (cents) end += cents[0].length;
     // "$49+": a threshold ("orders over"), or a floor with no price stated.
     if (/^\+/.test(text.slice(end))) ambiguous = `"${text.slice(at, end + 1)}" is a threshold`;
     const form = beforeForm?.form ?? afterForm?.form ?? null;
-    const currency = currencyCode(form);
+    const currency = cents ? "USD" : currencyCode(form);
     out.push({
       start: beforeForm ? at - beforeForm.length : at,
       end,
@@ -413,12 +416,25 @@ function amountsIn(stated: string): Amount[] {
         ? () => ({ ambiguous })
         : thousands
           ? () => ({ decimal: `${token}000` })
-          : () => readNumber(token, currency),
+          : cents
+            ? () => inHundredths(readNumber(token, null))
+            : () => readNumber(token, currency),
       currency,
-      hasCurrency: form !== null,
+      hasCurrency: form !== null || cents !== null,
     });
   }
   return out;
+}
+
+/** Right after an amount, cents: "1.5 cents", "50¢". */
+const CENTS_AFTER = /^\s?(?:cents?\b|¢)/;
+
+/** A reading in cents as one in major units, exactly: "1.5" → "0.015", "250" → "2.50". */
+function inHundredths(reading: NumberReading): NumberReading {
+  if (!("decimal" in reading)) return reading;
+  const [integer, fraction = ""] = reading.decimal.split(".");
+  const digits = integer!.padStart(3, "0");
+  return { decimal: `${digits.slice(0, -2).replace(/^0+(?=\d)/, "")}.${digits.slice(-2)}${fraction}` };
 }
 
 export interface ParsedPrice {
