@@ -433,6 +433,19 @@ describe("plans as sections of a document", () => {
     ]);
   });
 
+  it("reads a heading that names a free plan ('1. Free plan') as that offer at 0, once", () => {
+    const { pricing } = read(`
+      <h1>Pricing</h1><h2>Pricing for individuals</h2>
+      <h3>1. Free plan</h3><p>Individuals receive 500 free minutes per month.</p>
+      <h3>2. Buying additional minutes</h3><table><tr><th>Item</th><th>Price</th></tr>
+        <tr><td>macOS VM</td><td>$0.095 / minute</td></tr><tr><td>Linux VM</td><td>$0.045 / minute</td></tr></table>`);
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Free plan", 0],
+      ["macOS VM", 0.095],
+      ["Linux VM", 0.045],
+    ]);
+  });
+
   it("reads no price from a worked calculation or a value a plan includes", () => {
     const { pricing } = read(`
       <h1>Pricing</h1>

@@ -82,6 +82,8 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
       .map((heading) => tagName(heading)),
   );
   const headedOffer = (mark: PriceMark): boolean => {
+    // A heading that names a free plan ("### 1. Free plan") is that offer at 0 itself.
+    if (isHeading(mark.el)) return mark.options[0]!.amount === 0;
     const heading = headingAbove(mark.el);
     return heading !== null && pricedHeadings.has(tagName(heading));
   };
@@ -113,12 +115,15 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
       return !INCLUDED_RE.test(lead);
     })
     .map((mark) => {
-      let label: string | null = mark.soft ? itemNames.freeOffer(mark) : null;
+      // A free offer is named by its item, or by its own heading ("1. Free plan").
+      let label: string | null = mark.soft
+        ? (itemNames.freeOffer(mark) ?? (isHeading(mark.el) ? mark.text.replace(/^\d{1,2}[.)]\s+/, "") : null))
+        : null;
       // The line the price is on: its nearest block that is short enough to be a line.
       let block: AnyNode | null = mark.el;
       while (block && isElement(block) && !BLOCK_TAGS.has(tagName(block))) block = block.parent;
       if (label !== null) {
-        // A free offer is named by its item.
+        // Named above.
       } else if (mark.lead !== undefined) label = labelOf(mark.lead);
       else if (block && isElement(block) && index.visibleChars(block) <= BLOCK_MAX_CHARS) {
         label = labelOf(textBefore(block, mark.el, mark.text));

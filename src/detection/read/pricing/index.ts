@@ -599,6 +599,8 @@ export function extractPricing(
         if (priced) sentence.plan.prices = [...priceOptions(sentence.plan), ...priced.options];
         continue;
       }
+      // A free offer a record set already reads ("Free" heading a card and again a comparison table's column).
+      if (found.mark.soft && found.label !== null && plans.has(planKey(found.label))) continue;
       // The same price shown again where it was read before (a mobile copy of a table, a sticky header): one record.
       const first = found.mark.options[0]!;
       if (readings.shows(found.section, first)) continue;

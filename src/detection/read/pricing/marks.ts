@@ -286,7 +286,9 @@ export function findMarks(index: ElementIndex): PriceMark[] {
     // "Free" or "Contact us" is a price even as a heading (`<h2>Free Trial</h2><h3>Free</h3>`); where it is the plan's
     // name as well, the reader of records takes it as the name (names.ts reads soft marks as names).
     if (!mark && text.length <= 40) {
-      const soft = FREE_TEXT_RE.test(text) ? 0 : CONTACT_TEXT_RE.test(text) ? null : undefined;
+      // A numbered heading ("1. Free plan") says the same without its number.
+      const words = isHeading(el) ? text.replace(/^\d{1,2}[.)]\s+/, "") : text;
+      const soft = FREE_TEXT_RE.test(words) ? 0 : CONTACT_TEXT_RE.test(words) ? null : undefined;
       if (soft !== undefined) {
         mark = {
           el,
