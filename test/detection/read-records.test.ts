@@ -446,6 +446,24 @@ describe("plans as sections of a document", () => {
     ]);
   });
 
+  it("reads no price from a worked example's paragraphs and tables, and a 'Free tier' heading as an offer", () => {
+    const page = (total: string) => `
+      <h1>Pricing</h1>
+      <table><tr><th>Item</th><th>Price</th></tr><tr><td>Storage</td><td>$4 per TB per month</td></tr>
+        <tr><td>Egress</td><td>$7 per TB</td></tr></table>
+      <h2>Bandwidth fee</h2><p>Download bandwidth is charged per byte.</p>
+      <p><strong>Cost Example 1:</strong></p>
+      <p>A user downloads one 1 TB file: 1.3 TB of bandwidth at $0.007 per GB is ${total}.</p>
+      <table><tr><th>Part size</th><th>Monthly cost</th></tr><tr><td>64MB</td><td>$0.14</td></tr><tr><td>5MB</td><td>$1.76</td></tr></table>
+      <h2>Free tier</h2><p>Every project gets 25 GB of storage each month.</p>`;
+    expect(read(page("$9.10")).pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Storage", 4],
+      ["Egress", 7],
+      ["Free tier", 0],
+    ]);
+    expect(pricingEvents(events(page("$9.10"), page("$9.17")))).toEqual([]);
+  });
+
   it("reads no price from a worked calculation or a value a plan includes", () => {
     const { pricing } = read(`
       <h1>Pricing</h1>

@@ -87,6 +87,39 @@ const FAQ_CLASS_RE = /faq|accordion|question|collapse|details/i;
 /** Answers and worked examples: "Yes, …", "No, …", "If your usage…", "For example, …", "e.g.". */
 const EXAMPLE_RE = /^(?:yes|no|if|when)\b|\bfor\s+(?:example|instance)\b|\be\.g\./i;
 
+/** A label that opens a worked example: "Example", "Examples:", "Cost Example 1:", "Pricing examples". */
+const EXAMPLE_LABEL_RE = /^(?:(?:cost|pricing|price|billing|usage)\s+)?examples?(?:\s*\d{1,2})?\s*:?$/i;
+
+/**
+ * The blocks of worked examples: after a line or heading that says "Example" ("**Cost Example 1:**", "### Examples"),
+ * every block up to the next heading (for a heading, the next of its level or above) computes what a customer would
+ * pay ("…the total amount charged is $9.10"); its amounts are no offer.
+ */
+function workedExamples(index: ElementIndex): Element[] {
+  const out: Element[] = [];
+  for (const el of index.elements) {
+    if (index.visibleChars(el) > 30 || !/^(?:p|div|strong|b|h[2-6]|dt)$/.test(tagName(el))) continue;
+    if (!EXAMPLE_LABEL_RE.test(shortText(index, el, 30) ?? "")) continue;
+    // The label's line: a bold phrase stands for the paragraph around it.
+    let line: Element = el;
+    if (
+      /^(?:strong|b)$/.test(tagName(el)) &&
+      el.parent &&
+      isElement(el.parent) &&
+      /^(?:p|div)$/.test(tagName(el.parent))
+    )
+      line = el.parent;
+    const level = isHeading(line) ? Number(tagName(line)[1]) : 7;
+    for (let next = line.next; next && out.length < 1000; next = next.next) {
+      if (!isElement(next)) continue;
+      if (isHeading(next) && Number(tagName(next)[1]) <= level) break;
+      if (level === 7 && (isHeading(next) || EXAMPLE_LABEL_RE.test(shortText(index, next, 30) ?? ""))) break;
+      out.push(next);
+    }
+  }
+  return out;
+}
+
 /** A price a plan sells beside its own: an add-on, or a meter when priced per unit of use. */
 const addonOf = (kind: PriceKind): PriceKind => (kind === "usage" ? "usage" : "addon");
 
@@ -420,8 +453,9 @@ export function extractPricing(
   for (const plan of safely(() => pricingFromStructuredData(ld), []))
     if (!plans.has(plan.key)) plans.set(plan.key, plan);
 
-  // Prices inside changelog entries and posts are written about, not offered: no reader takes them.
-  const inExcluded = index.insideAny(excluded);
+  // Prices inside changelog entries and posts are written about, not offered: no reader takes them; nor worked
+  // examples ("Cost Example 1:" and what follows it).
+  const inExcluded = index.insideAny([...excluded, ...safely(() => workedExamples(index), [])]);
   const marks = safely(() => findMarks(index), [])
     .filter((mark) => !inExcluded(mark.el))
     .slice(0, MAX_PRICE_MARKS);
