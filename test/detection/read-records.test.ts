@@ -315,6 +315,19 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a comparison table's price row labelled with its currency ('Contribution (USD)') as the plans' prices", () => {
+    const table = (label: string) =>
+      `<h1>Catalyst</h1><table><thead><tr><th>Benefit</th><th>Insider</th><th>Supporter</th><th>VIP</th></tr></thead>` +
+      `<tbody><tr><td>Early access</td><td>✓</td><td>✓</td><td>✓</td></tr>` +
+      `<tr><td><strong>${label}</strong></td><td>$25</td><td>$50</td><td>$100</td></tr></tbody></table>`;
+    expect(read(table("Contribution (USD)")).pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Insider", 25],
+      ["Supporter", 50],
+      ["VIP", 100],
+    ]);
+    expect(pricingEvents(events(table("Pricing"), table("Contribution (USD)")))).toEqual([]);
+  });
+
   it("places a table's prices under their plans when a cell above spans two rows", () => {
     const { pricing } =
       read(`<table><thead><tr><td></td><th>Free software</th><th>Basic</th><th>Medium</th></tr></thead>

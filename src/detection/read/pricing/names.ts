@@ -41,6 +41,10 @@ export function priceRowLabel(label: string): boolean {
     BILLING_WORDS_RE.test(text) ||
     /^(?:(?:monthly|annual|yearly)\s+)?(?:price|pricing|cost)\s+(?:per\s+\w+|\(.*\))$/i.test(text) ||
     /^(?:price|pricing|cost)s?\b/i.test(text) ||
+    // What is paid, with the currency it is paid in: "Contribution (USD)", "Amount (€)", "Fee in EUR".
+    /^(?:(?:monthly|annual|yearly|one[-\s]time)\s+)?(?:price|pricing|cost|fee|amount|contribution|payment|charge|rate)s?\s*(?:\((?:[A-Z]{3}|\p{Sc})\)|in\s+[A-Z]{3})$/iu.test(
+      text,
+    ) ||
     // A billing option's row: "Monthly by PayPal", "Yearly by invoice (save 15-20%)" (not "Monthly active users").
     /^(?:billed\s+|paid\s+)?(?:monthly|yearly|annual(?:ly)?|quarterly|per\s+(?:month|year))\b(?!\s+(?:active|users?|visitors?|requests?|events?|page\s*views?|builds?|minutes?|emails?|credits?|sessions?))/i.test(
       text,
