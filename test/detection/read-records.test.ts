@@ -623,6 +623,17 @@ describe("a price change is never silent", () => {
     ).toEqual([expect.stringMatching(/raised the price .* from \$3 to \$4\/month/)]);
   });
 
+  it("raises no price event for advice that restates a named plan's price, or a link's title that quotes one", () => {
+    const plans = `<h1>Plans</h1><ul><li>The <strong>Starter</strong> plan offers 300 searches for USD $5 per month.</li>
+      <li>The <strong>Professional</strong> plan offers unlimited searches for USD $10 per month.</li></ul>`;
+    const advice =
+      `${plans}<h2>Pick the right plan</h2><p>If you keep running out of searches it is time to consider the ` +
+      `Professional plan. This plan is priced at USD $10/month and you get unlimited searches!</p>` +
+      `<h2>Legacy subscribers</h2><p>For existing subscribers who want to know how legacy accounts are kept, please ` +
+      `refer to the blog post <a href="https://blog.example.com/unlimited">Unlimited searches for $10 per month</a>.</p>`;
+    expect(pricingEvents(events(plans, advice))).toEqual([]);
+  });
+
   it("reports a usage price that appears in a sentence below the plans", () => {
     const cards = `<div class="plans"><div><h3>Starter</h3><ul><li>€5/month</li><li>Custom domain</li></ul></div><div><h3>Business</h3><ul><li>€15/month</li><li>Custom domain</li></ul></div></div>`;
     const usage = `${cards}<div>Additional pageviews can be added for €0.20 per 10k pageviews, charged based on actual usage.</div>`;

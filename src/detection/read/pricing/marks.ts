@@ -280,7 +280,7 @@ export function findMarks(index: ElementIndex): PriceMark[] {
           continue;
         }
       }
-      if (prices.length > 0) mark = newMark(el, text, prices, index, isStruckMark(el));
+      if (prices.length > 0 && !inlineLinkTitle(el, index)) mark = newMark(el, text, prices, index, isStruckMark(el));
       if (mark && mark.options[0]!.currency === null && parent !== -1) bareInside.set(parent, mark);
     }
     // "Free" or "Contact us" is a price even as a heading (`<h2>Free Trial</h2><h3>Free</h3>`); where it is the plan's
@@ -383,6 +383,25 @@ function withFreeLines(text: string, stated: readonly StatedPrice[]): StatedPric
 /** One word of those that go with a price (PRICE_COMPANION_RE), whole. */
 const COMPANION_WORD_RE =
   /^(?:per|a|an|each|user|users|seat|seats|member|members|month|months|monthly|mo|year|years|yearly|annually|annual|yr|billed|paid|only|from|starting|at|just|now|then|excl|incl|vat|tax|taxes|usd|eur|gbp|or|and|forever|one-time|once|payment|pro|im|monat|jahr|gb|mb|tb|hour|hours|minute|minutes|request|requests)[.,;:/]*$/i;
+
+/**
+ * The title of a link inside running text ("…please refer to the blog post <a>Unlimited Kagi searches for $10 per
+ * month</a>."): it names another page, it offers nothing here. A link that is a price line of its own (a buy button,
+ * "Upgrade for <a>$10/month</a>") is not one: its words are few beside the sentence around it.
+ */
+function inlineLinkTitle(el: Element, index: ElementIndex): boolean {
+  let link: Element | null = null;
+  for (let node: AnyNode | null = el, depth = 0; node && isElement(node) && depth < 3; node = node.parent, depth++)
+    if (tagName(node) === "a") link = node;
+  if (!link || !link.parent || !isElement(link.parent)) return false;
+  const block = link.parent;
+  const own = index.visibleChars(link);
+  const around = index.visibleChars(block) - own;
+  const words = collapse(textContent(link))
+    .split(/\s+/)
+    .filter((word) => /\p{L}{2}/u.test(word)).length;
+  return words >= 4 && around >= 60;
+}
 
 /** Prices a paragraph's own text states, one mark per sentence (at most a few per element). */
 function proseMarks(el: Element, index: ElementIndex): PriceMark[] {
