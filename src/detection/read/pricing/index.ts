@@ -23,6 +23,7 @@ import {
   isHeading,
   tagName,
   shortText,
+  textContent,
   type AnyNode,
   type Element,
 } from "../../parse/html.js";
@@ -118,8 +119,13 @@ const EXAMPLE_LABEL_RE = /^(?:(?:cost|pricing|price|billing|usage)\s+)?examples?
  */
 function workedExamples(index: ElementIndex): Element[] {
   const out: Element[] = [];
+  // Most pages say no "example" at all: one look at the whole text, then a pass that finds where it is written.
+  const root = index.elements[0];
+  if (!root || !/example/i.test(textContent(root))) return [];
+  const saysExample = index.textMatches(/example/i);
   for (const el of index.elements) {
-    if (index.visibleChars(el) > 30 || !/^(?:p|div|strong|b|h[2-6]|dt)$/.test(tagName(el))) continue;
+    if (!/^(?:p|div|strong|b|h[2-6]|dt)$/.test(tagName(el)) || index.visibleChars(el) > 30 || !saysExample(el))
+      continue;
     if (!EXAMPLE_LABEL_RE.test(shortText(index, el, 30) ?? "")) continue;
     // The label's line: a bold phrase stands for the paragraph around it.
     let line: Element = el;
@@ -477,7 +483,7 @@ export function extractPricing(
   // Prices inside changelog entries and posts are written about, not offered: no reader takes them; nor worked
   // examples ("Cost Example 1:" and what follows it).
   const inExcluded = index.insideAny([...excluded, ...safely(() => workedExamples(index), [])]);
-  const marks = safely(() => findMarks(index), [])
+  const marks = safely(() => findMarks(index, MAX_PRICE_MARKS), [])
     .filter((mark) => !inExcluded(mark.el))
     .slice(0, MAX_PRICE_MARKS);
   const claimed = new Set<PriceMark>();

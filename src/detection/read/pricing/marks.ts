@@ -95,7 +95,7 @@ const CONTACT_TEXT_RE =
  * / 10,000) * $1.20 = $26.80 per month", "7200 x 31") and a value a plan includes ("Includes check runs worth $70").
  */
 const DISCOUNT_RE =
-  /\d\s*%?\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d|\d\s*[×x*]\s*[\d(\p{Sc}]|[\d)]\s*=\s*\p{Sc}?\s*\d|\b(?:worth|valued\s+at)\s*\p{Sc}\s*\d/iu;
+  /\d\s*%?\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d|\d\s*[×x*]\s*[\d($€£¥₹]|[\d)]\s*=\s*[$€£¥₹]?\s*\d|\b(?:worth|valued\s+at)\s*[$€£¥₹]\s*\d/i;
 
 export function isStruck(el: Element): boolean {
   return (
@@ -199,8 +199,19 @@ function segmentBilling(segment: string): "month" | "year" | null {
  * Every price mark under the index's root, in document order. An element is a mark when its short text states a
  * price and no element inside it already does (so `<p>$<b>49</b>/mo</p>` is one mark, the `p`).
  */
-export function findMarks(index: ElementIndex): PriceMark[] {
+export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
   const { elements } = index;
+  // A page is read for its first `limit` prices: past the element where four times as many texts with a digit have
+  // been seen, nothing is looked at (a hostile page of a hundred thousand prices costs what its first part costs).
+  let end = elements.length;
+  if (Number.isFinite(limit)) {
+    let seen = 0;
+    for (let i = 0; i < elements.length && end === elements.length; i++) {
+      const el = elements[i]!;
+      if (el.children.some((child) => child.type === "text" && /\d/.test((child as { data: string }).data)))
+        if (++seen > limit * 4) end = i;
+    }
+  }
   const hasDigit = index.textMatches(/\d/);
   const hasWord = index.textMatches(
     /\b(?:free|custom|contact|talk|quote|kostenlos|gratuit|gratis|pay[-\s]what|name\s+your)\b/i,
@@ -210,7 +221,7 @@ export function findMarks(index: ElementIndex): PriceMark[] {
   const bareInside = new Map<number, PriceMark>();
   const dead = new Set<PriceMark>();
   const marks: PriceMark[] = [];
-  for (let i = elements.length - 1; i >= 0; i--) {
+  for (let i = end - 1; i >= 0; i--) {
     const el = elements[i]!;
     const parent = el.parent && isElement(el.parent) ? index.at(el.parent) : -1;
     if (markedInside[i]) {
@@ -312,13 +323,26 @@ export function findMarks(index: ElementIndex): PriceMark[] {
 }
 
 function newMark(el: Element, text: string, prices: ParsedPrice[], index: ElementIndex, struck: boolean): PriceMark {
-  const window = `${text} ${textAfter(el, index)}`;
+  // The text after the price and the options read from it are worked out when first asked for: a page of a hundred
+  // thousand prices is read for its first MAX_PRICE_MARKS (index.ts), and the rest are never asked.
+  let window: string | undefined;
+  let options: PriceOption[] | undefined;
   return {
     el,
     standalone: standalonePrice(text),
     text,
-    window,
-    options: optionsOf(prices, window, el),
+    get window() {
+      return (window ??= `${text} ${textAfter(el, index)}`);
+    },
+    set window(value: string) {
+      window = value;
+    },
+    get options() {
+      return (options ??= optionsOf(prices, `${text} ${textAfter(el, index)}`, el));
+    },
+    set options(value: PriceOption[]) {
+      options = value;
+    },
     soft: false,
     struck,
     increment: INCREMENT_RE.test(text),
