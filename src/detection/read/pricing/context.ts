@@ -122,10 +122,8 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
       // The line the price is on: its nearest block that is short enough to be a line.
       let block: AnyNode | null = mark.el;
       while (block && isElement(block) && !BLOCK_TAGS.has(tagName(block))) block = block.parent;
-      if (label !== null) {
-        // Named above.
-      } else if (mark.lead !== undefined) label = labelOf(mark.lead);
-      else if (block && isElement(block) && index.visibleChars(block) <= BLOCK_MAX_CHARS) {
+      if (label === null && mark.lead !== undefined) label = labelOf(mark.lead);
+      else if (label === null && block && isElement(block) && index.visibleChars(block) <= BLOCK_MAX_CHARS) {
         label = labelOf(textBefore(block, mark.el, mark.text));
         // A row's first cell, a definition term or a label element just before the price's own cell or line.
         if (label === null) {
@@ -140,8 +138,8 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
         }
       }
       // "The **Starter** plan offers 300 searches for $5 per month", "Premium — all features — $9/year": a price in a
-      // list whose items each name their offer.
-      // The item's name wins over a label that only says more around it ("Team plan offers unlimited users").
+      // list whose items each name their offer is named by its item, over a label that only says more around that
+      // name ("Team plan offers unlimited users").
       const item = itemNames.nameOf(mark);
       if (item !== null && (label === null || ` ${label.toLowerCase()} `.includes(` ${item.toLowerCase()} `)))
         label = item;
@@ -283,7 +281,7 @@ export function afterLabel(window: string): string | null {
   return plausibleName(label) ? label.charAt(0).toUpperCase() + label.slice(1) : null;
 }
 
-/** The heading a price line stands right under: the element just before it (or before its parent, one level up). */
+/** The heading a price line stands right under: the element just before it, or before its parent (two levels up). */
 function headingAbove(el: Element): Element | null {
   let node: Element | null = el;
   for (let level = 0; node && level < 3; level++) {

@@ -88,23 +88,25 @@ const FAQ_CLASS_RE = /faq|accordion|question|collapse|details/i;
 /** Answers and worked examples: "Yes, …", "No, …", "If your usage…", "For example, …", "e.g.". */
 const EXAMPLE_RE = /^(?:yes|no|if|when)\b|\bfor\s+(?:example|instance)\b|\be\.g\./i;
 
-/** A prose price equal to the price of a named plan its paragraph names. */
-function restatesNamedPlan(mark: PriceMark, plans: Map<string, PricingPlan>): boolean {
+/** Text as lowercase words between spaces, to find a name in a paragraph as whole words. */
+const asWords = (text: string): string =>
+  ` ${text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim()} `;
+
+/** A prose price equal to the price of a named plan its paragraph (of at most 2,000 characters) names. */
+function restatesNamedPlan(index: ElementIndex, mark: PriceMark, plans: Map<string, PricingPlan>): boolean {
   const price = mark.options[0]!;
-  if (price.amount === null) return false;
-  const words = (text: string) =>
-    ` ${text
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}]+/gu, " ")
-      .trim()} `;
-  const paragraph = words(blockText(mark.el).slice(0, 1000));
+  if (price.amount === null || index.visibleChars(mark.el) > 2000) return false;
+  let paragraph: string | null = null;
   for (const plan of plans.values()) {
+    if (plan.currency !== price.currency || !priceOptions(plan).some((option) => option.amount === price.amount))
+      continue;
     // A plan read by a record set, or a price its own line names ("The **Starter** plan offers…"), not by a section.
-    const named = plan.origin !== "context" || !plan.key.endsWith("|");
-    if (!named || plan.name.length < 3) continue;
-    if ((plan.currency ?? price.currency) !== price.currency) continue;
-    if (!priceOptions(plan).some((option) => option.amount === price.amount)) continue;
-    if (paragraph.includes(words(plan.name))) return true;
+    if ((plan.origin === "context" && plan.key.endsWith("|")) || plan.name.length < 3) continue;
+    paragraph ??= asWords(blockText(mark.el));
+    if (paragraph.includes(asWords(plan.name))) return true;
   }
   return false;
 }
@@ -664,7 +666,7 @@ export function extractPricing(
       if (found.mark.soft && found.label !== null && plans.has(planKey(found.label))) continue;
       // A paragraph that names a plan and restates its price ("…consider the Professional plan. This plan is priced
       // at USD $10/month") is advice about that plan, not a price of its own.
-      if (found.mark.prose && restatesNamedPlan(found.mark, plans)) continue;
+      if (found.mark.prose && restatesNamedPlan(index, found.mark, plans)) continue;
       // The same price shown again where it was read before (a mobile copy of a table, a sticky header): one record.
       const first = found.mark.options[0]!;
       if (readings.shows(found.section, first)) continue;
