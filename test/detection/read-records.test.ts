@@ -477,6 +477,30 @@ describe("plans as sections of a document", () => {
     expect(pricingEvents(events(page("$9.10"), page("$9.17")))).toEqual([]);
   });
 
+  it("reads a heading whose first paragraph prices it on request as an offer without an amount", () => {
+    const { pricing } = read(`
+      <h1>Pricing</h1><h2>Pricing table</h2>
+      <table><tr><th>Item</th><th>Price</th></tr><tr><td>Data storage</td><td>$0.02/GB/month</td></tr></table>
+      <h2>Enterprise pricing</h2><p>For larger workloads we offer the ability to customize the pricing and service
+        contract to best fit your needs. Please reach out to us at <a href="mailto:sales@example.com">sales@example.com</a>.</p>
+      <h2>Support</h2><p>Contact us at <a href="mailto:help@example.com">help@example.com</a> with any question.</p>`);
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Data storage", 0.02],
+      ["Enterprise", null],
+    ]);
+    // Among plans written as sections, a heading whose paragraph only asks to get in touch is an offer too.
+    const plan = (name: string, body: string) => `<h3>${name}</h3><p><em>${body}</em></p><ul><li>Apps</li></ul>`;
+    const sections = read(
+      `<h1>Plans</h1>${plan("Community", "Free")}${plan("Teams", "Starting at $200/month")}` +
+        `<h3>Enterprise</h3><ul><li>VPC deployment</li></ul><p>Send us an email to <a href="mailto:x@example.com">x@example.com</a>.</p>`,
+    );
+    expect(sections.pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Community", 0],
+      ["Teams", 200],
+      ["Enterprise", null],
+    ]);
+  });
+
   it("reads no price from a worked calculation or a value a plan includes", () => {
     const { pricing } = read(`
       <h1>Pricing</h1>

@@ -6,7 +6,7 @@
  */
 import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
-import type { PriceMark } from "./marks.js";
+import { onRequestHeading, type PriceMark } from "./marks.js";
 import { firstPriceIndex } from "./money.js";
 import { nameText, plausibleName } from "./names.js";
 
@@ -82,8 +82,15 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
       .map((heading) => tagName(heading)),
   );
   const headedOffer = (mark: PriceMark): boolean => {
-    // A heading that names a free plan ("### 1. Free plan") is that offer at 0 itself.
-    if (isHeading(mark.el)) return mark.options[0]!.amount === 0;
+    // A heading that names a free plan ("### 1. Free plan") is that offer at 0 itself, one priced on request by its
+    // first paragraph ("## Enterprise pricing") that offer without an amount.
+    if (isHeading(mark.el))
+      return (
+        mark.options[0]!.amount === 0 ||
+        onRequestHeading(mark.el, index) ||
+        // "### Enterprise" over "Send us an email…", among headings of that level that open with a price.
+        (pricedHeadings.has(tagName(mark.el)) && onRequestHeading(mark.el, index, { contactOnly: true }))
+      );
     const heading = headingAbove(mark.el);
     return heading !== null && pricedHeadings.has(tagName(heading));
   };
@@ -115,10 +122,10 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
       return !INCLUDED_RE.test(lead);
     })
     .map((mark) => {
-      // A free offer is named by its item, or by its own heading ("1. Free plan").
-      let label: string | null = mark.soft
-        ? (itemNames.freeOffer(mark) ?? (isHeading(mark.el) ? mark.text.replace(/^\d{1,2}[.)]\s+/, "") : null))
-        : null;
+      // An offer that is its own heading ("1. Free plan", "Enterprise pricing" priced on request) is that section.
+      if (mark.soft && isHeading(mark.el)) return { mark, label: null, section: offerHeadingName(mark.text) };
+      // A free offer in a list is named by its item.
+      let label: string | null = mark.soft ? itemNames.freeOffer(mark) : null;
       // The line the price is on: its nearest block that is short enough to be a line.
       let block: AnyNode | null = mark.el;
       while (block && isElement(block) && !BLOCK_TAGS.has(tagName(block))) block = block.parent;
@@ -279,6 +286,11 @@ export function afterLabel(window: string): string | null {
   if (!match) return null;
   const label = match[1]!.replace(/\s+(?:per|a|an|each|in|on|of|for|month|year|monthly|yearly)$/i, "");
   return plausibleName(label) ? label.charAt(0).toUpperCase() + label.slice(1) : null;
+}
+
+/** A heading that names an offer, as its name: without its number or a trailing "pricing" ("2. Enterprise pricing"). */
+function offerHeadingName(text: string): string {
+  return text.replace(/^\d{1,2}[.)]\s+/, "").replace(/\s+(?:pricing|prices)$/i, "");
 }
 
 /** The heading a price line stands right under: the element just before it, or before its parent (two levels up). */

@@ -262,10 +262,14 @@ export function findGridRecords(
     return headerCache.get(row)!;
   };
   const columnsOf = new Map<Element, Map<Element, { column: number; width: number }>>();
-  const add = (mark: PriceMark, nameEl: Element, label: string, table: Element): void => {
+  const add = (mark: PriceMark, nameEl: Element, rowLabel: string, table: Element): void => {
+    let label = rowLabel;
     // The row of the plans' prices ("Price", "Monthly", or no label) names the price by its column; another priced row
     // ("Extra seats | $5 | $4") is a price of its own for each plan.
     const column = nameText(nameEl);
+    // A row label that says more after its name ("Class B Requests: GET, SELECT, and all others") is named by its head.
+    const head = /^([^:(]{3,40}?)\s*[:(]/.exec(label)?.[1];
+    if (label !== "" && !plausibleName(label) && head && plausibleName(head) && !priceRowLabel(head)) label = head;
     // A row label that is a description rather than a name ("Cost per user/month on annual plans") is the plans'
     // price row too. A column headed by a price label ("Hourly Price", "Cost") holds the prices of the rows: the row
     // label names each.

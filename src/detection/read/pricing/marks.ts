@@ -21,6 +21,7 @@ import {
   type Element,
 } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
+import { nameText, plausibleName } from "./names.js";
 import {
   detectBilling,
   detectPeriod,
@@ -253,7 +254,8 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
       continue;
     }
     const digit = hasDigit(el);
-    if (!digit && !hasWord(el)) continue;
+    const onRequest = !digit && onRequestHeading(el, index, { contactOnly: true });
+    if (!digit && !hasWord(el) && !onRequest) continue;
     const text = markText(el);
     if (text === "") continue;
     // Counted with its spacing the text may run past the bound its visible characters kept: still running text.
@@ -299,7 +301,7 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
     if (!mark && text.length <= 40) {
       // A numbered heading ("1. Free plan") says the same without its number.
       const words = isHeading(el) ? text.replace(/^\d{1,2}[.)]\s+/, "") : text;
-      const soft = FREE_TEXT_RE.test(words) ? 0 : CONTACT_TEXT_RE.test(words) ? null : undefined;
+      const soft = FREE_TEXT_RE.test(words) ? 0 : CONTACT_TEXT_RE.test(words) || onRequest ? null : undefined;
       if (soft !== undefined) {
         mark = {
           el,
@@ -407,6 +409,41 @@ function withFreeLines(text: string, stated: readonly StatedPrice[]): StatedPric
 /** One word of those that go with a price (PRICE_COMPANION_RE), whole. */
 const COMPANION_WORD_RE =
   /^(?:per|a|an|each|user|users|seat|seats|member|members|month|months|monthly|mo|year|years|yearly|annually|annual|yr|billed|paid|only|from|starting|at|just|now|then|excl|incl|vat|tax|taxes|usd|eur|gbp|or|and|forever|one-time|once|payment|pro|im|monat|jahr|gb|mb|tb|hour|hours|minute|minutes|request|requests)[.,;:/]*$/i;
+
+/**
+ * A paragraph that says an offer is priced on request: "we offer the ability to customize the pricing and service
+ * contract…", "Customized plan to suit your needs", "contact our sales team for a quote".
+ */
+const ON_REQUEST_RE =
+  /\bcustomi[sz](?:e|ed|able)\b[^.]{0,40}\b(?:pric|plan|contract|quote)|\bcustom\s+(?:pricing|plan|quote|contract)s?\b|\b(?:contact|reach\s+out\s+to|talk\s+to|get\s+in\s+touch\s+with)\s+(?:us|sales|our\s+sales(?:\s+team)?)\b[^.]{0,60}\b(?:pric|quote)/i;
+
+/**
+ * A heading that names an offer priced on request: its first paragraph says so and states no amount ("## Enterprise
+ * pricing" over "…customize the pricing and service contract… reach out to us"). The offer is a record without an
+ * amount, named by the heading. `contactOnly`: a paragraph that only asks to get in touch counts too (for a heading
+ * among headings of plans, context.ts).
+ */
+export function onRequestHeading(el: Element, index: ElementIndex, options: { contactOnly?: boolean } = {}): boolean {
+  if (!isHeading(el) || index.visibleChars(el) > 40) return false;
+  // Its first paragraph, after a feature list at most, before the next heading.
+  let paragraph: Element | null = null;
+  for (let next = el.next, blocks = 0; next && blocks < 3 && !paragraph; next = next.next) {
+    if (!isElement(next)) continue;
+    if (isHeading(next)) break;
+    blocks++;
+    if (tagName(next) === "p") paragraph = next;
+    else if (!/^(?:ul|ol)$/.test(tagName(next))) break;
+  }
+  if (!paragraph || index.visibleChars(paragraph) > 400) return false;
+  const text = collapse(textContent(paragraph));
+  const name = nameText(el).replace(/\s+(?:pricing|prices)$/i, "");
+  if (/\d/.test(text.replace(/\S+@\S+/g, "")) || !plausibleName(name)) return false;
+  return ON_REQUEST_RE.test(text) || (options.contactOnly === true && CONTACT_LINE_RE.test(text));
+}
+
+/** A paragraph that only asks to get in touch ("Send us an email to sales@…"): an offer on request among plans. */
+const CONTACT_LINE_RE =
+  /^(?:please\s+)?(?:send\s+us\s+an\s+email|e-?mail\s+us|contact\s+(?:us|sales|our\s+sales\s+team)|get\s+in\s+touch|reach\s+out|talk\s+to\s+(?:us|sales))\b/i;
 
 /**
  * The title of a link inside running text ("…please refer to the blog post <a>Unlimited Kagi searches for $10 per
