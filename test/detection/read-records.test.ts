@@ -328,6 +328,21 @@ describe("records from the page's own repetition", () => {
     expect(pricingEvents(events(table("Pricing"), table("Contribution (USD)")))).toEqual([]);
   });
 
+  it("names a table row by the head of a label that says more after it ('Class B Requests: GET, SELECT, and all others')", () => {
+    const { pricing } = read(
+      `<h1>Pricing</h1><table><thead><tr><th>Component</th><th>Standard Tier</th><th>Archive Tier</th></tr></thead><tbody>` +
+        `<tr><td>Class A Requests: PUT, COPY, POST, LIST</td><td>$0.005/1000 requests</td><td>$0.005/1000 requests</td></tr>` +
+        `<tr><td>Class B Requests: GET, SELECT, and all others</td><td>$0.0005/1000 requests</td><td>$0.0005/1000 requests</td></tr>` +
+        `</tbody></table>`,
+    );
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Standard Tier – Class A Requests", 0.005],
+      ["Archive Tier – Class A Requests", 0.005],
+      ["Standard Tier – Class B Requests", 0.0005],
+      ["Archive Tier – Class B Requests", 0.0005],
+    ]);
+  });
+
   it("places a table's prices under their plans when a cell above spans two rows", () => {
     const { pricing } =
       read(`<table><thead><tr><td></td><th>Free software</th><th>Basic</th><th>Medium</th></tr></thead>
