@@ -343,6 +343,23 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a row of 'Free' cells in a table whose other rows are priced as prices at 0", () => {
+    const matrix = (egress: string) =>
+      `<h1>Pricing</h1><table><thead><tr><th>Component</th><th>Standard</th><th>Archive</th></tr></thead><tbody>` +
+      `<tr><td>Data storage</td><td>$0.02/GB/month</td><td>$0.004/GB/month</td></tr>` +
+      `<tr><td>Requests</td><td>$0.005/1000 requests</td><td>$0.005/1000 requests</td></tr>` +
+      `<tr><td>Egress</td>${egress}</tr></tbody></table>`;
+    const read0 = read(matrix("<td>Free</td><td>Free</td>")).pricing;
+    expect(read0.filter((plan) => /Egress/.test(plan.name)).map(({ name, amount }) => [name, amount])).toEqual([
+      ["Standard – Egress", 0],
+      ["Archive – Egress", 0],
+    ]);
+    // Egress priced where it was free is a price change, told.
+    expect(
+      pricingEvents(events(matrix("<td>Free</td><td>Free</td>"), matrix("<td>$0.05/GB</td><td>$0.05/GB</td>"))),
+    ).not.toEqual([]);
+  });
+
   it("places a table's prices under their plans when a cell above spans two rows", () => {
     const { pricing } =
       read(`<table><thead><tr><td></td><th>Free software</th><th>Basic</th><th>Medium</th></tr></thead>

@@ -200,13 +200,30 @@ export function findGridRecords(
   claimed: Set<PriceMark>,
   mode: "tables" | "rows",
 ): GridRecord[] {
-  // "Free" and "Contact us" cells count in a row that prices other columns with numbers (a table's cost row).
+  // "Free" and "Contact us" cells count in a row that prices other columns with numbers (a table's cost row), and
+  // "Free" in a row whose every cell says so, in a table where two rows or more are priced ("Egress | Free | Free").
   const numeric = marks.filter((mark) => !claimed.has(mark) && !mark.soft && !mark.prose);
   const pricedRows = new Set(numeric.map((mark) => ancestor(mark.el, isRow, 8)).filter((row): row is Element => !!row));
+  const pricedTables = new Map<Element, number>();
+  for (const row of pricedRows) {
+    const table = ancestor(row, isTable, 4);
+    if (table) pricedTables.set(table, (pricedTables.get(table) ?? 0) + 1);
+  }
+  const freeRow = (row: Element | null): boolean => {
+    if (!row) return false;
+    const table = ancestor(row, isTable, 4);
+    if (!table || (pricedTables.get(table) ?? 0) < 2) return false;
+    const cells = row.children.filter(isElement).slice(1);
+    return cells.length >= 2 && cells.every((cell) => /^free$/i.test(collapse(textContent(cell))));
+  };
   const open = [
     ...numeric,
     ...(mode === "tables"
-      ? marks.filter((mark) => mark.soft && !claimed.has(mark) && pricedRows.has(ancestor(mark.el, isRow, 8)!))
+      ? marks.filter((mark) => {
+          if (!mark.soft || claimed.has(mark)) return false;
+          const row = ancestor(mark.el, isRow, 8);
+          return pricedRows.has(row!) || (mark.options[0]!.amount === 0 && freeRow(row));
+        })
       : []),
   ].sort((a, b) => index.at(a.el) - index.at(b.el));
   if (open.length === 0) return [];
