@@ -276,8 +276,9 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
         if (bare && bare.amount !== null) prices = [bare];
       }
       // A price in credits is read as running text: by its context, never as another option of a plan's own price.
-      if (prices.length === 0 && creditPrices(text).length > 0) {
-        marks.push({ ...newMark(el, text, creditPrices(text), index, false), prose: true });
+      const credits = prices.length === 0 ? creditPrices(text) : [];
+      if (credits.length > 0) {
+        marks.push({ ...newMark(el, text, credits, index, false), prose: true });
         if (parent !== -1) markedInside[parent] = 1;
         continue;
       }
