@@ -161,6 +161,19 @@ describe("pricing plans from plan cards", () => {
       [12, "month"],
     ]);
   });
+  it("reads a card priced only by 'Book Demo' as a plan without an amount", () => {
+    const card = (name: string, price: string, button: string) =>
+      `<div class="col"><h2>${name}</h2>${price}<ul><li>Billing</li></ul><a class="btn" href="/x">${button}</a></div>`;
+    const { pricing } = html(
+      `<main><h1>Pricing</h1><div class="row">${card("Self-hosted", "<p>£2,000 / year</p>", "Buy now")}` +
+        `${card("Managed", "", "Book Demo")}</div></main>`,
+    );
+    expect(summary(pricing).map(({ name, amount }) => [name, amount])).toEqual([
+      ["Self-hosted", 2000],
+      ["Managed", null],
+    ]);
+  });
+
   it("reads 'Free' on a line of its own beside a price as one of the plan's prices, labelled or marked by an icon", () => {
     const head = (basic: string) =>
       html(`
