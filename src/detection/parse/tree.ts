@@ -141,6 +141,13 @@ export class ElementIndex {
     return (node) => first(node) !== null;
   }
 
+  /** Whether an element is a member of `set` or holds one (a price element, or a block around one). */
+  isOrHoldsAny(set: Iterable<Element>): (node: Element) => boolean {
+    const members = new Set(set);
+    const holds = this.holdsAny(members);
+    return (node) => members.has(node) || holds(node);
+  }
+
   /** The first member of `set` (in document order) strictly inside an element, by a binary search. */
   firstInside(set: Iterable<Element>): (node: Element) => Element | null {
     const positions = this.sorted(set);

@@ -137,40 +137,20 @@ function rowLabel(row: Element, cell: Element): string {
  * / hr", as documentation tools render multi-line cells): the k-th line of the first cell names the k-th price line.
  * Null when the price is not a line of such a list, or the first cell has no list of as many lines.
  */
-function lineLabel(row: Element, cell: Element, markEl: Element): string | null {
+function lineLabel(index: ElementIndex, row: Element, cell: Element, markEl: Element): string | null {
   const first = row.children.find(isElement);
   if (!first || first === cell) return null;
   const item = ancestor(markEl, (el) => tagName(el) === "li", 3);
   const list = item && parentElement(item);
-  if (!item || !list || !within(cell, list)) return null;
+  if (!item || !list || !index.contains(cell, list)) return null;
   const lines = list.children.filter((child): child is Element => isElement(child) && tagName(child) === "li");
   if (lines.length === 0) return null;
-  const names = [first, ...elementsUnder(first)]
+  const names = [first, ...index.inside(first)]
     .filter((el) => /^(?:ul|ol)$/.test(tagName(el)))
     .map((named) => named.children.filter((child): child is Element => isElement(child) && tagName(child) === "li"))
     .find((items) => items.length === lines.length);
   const name = names?.[lines.indexOf(item)];
   return name ? nameText(name) || null : null;
-}
-
-/** The elements under `el`, in document order (a table cell: a few dozen at most). */
-function elementsUnder(el: Element): Element[] {
-  const out: Element[] = [];
-  const walk = (node: Element) => {
-    for (const child of node.children) {
-      if (!isElement(child)) continue;
-      out.push(child);
-      if (out.length < 200) walk(child);
-    }
-  };
-  walk(el);
-  return out;
-}
-
-/** `node` is `el` or inside it. */
-function within(el: Element, node: Element): boolean {
-  for (let current: Element | null = node; current; current = parentElement(current)) if (current === el) return true;
-  return false;
 }
 
 /** The texts of a row's cells in its first `width` columns, joined: the row's name when a head cell spans them. */
@@ -227,19 +207,7 @@ export function findGridRecords(
       : []),
   ].sort((a, b) => index.at(a.el) - index.at(b.el));
   if (open.length === 0) return [];
-  const markPositions = open.map((mark) => index.at(mark.el)).sort((a, b) => a - b);
-  const holdsMark = (el: Element): boolean => {
-    const start = index.at(el);
-    const end = start + index.sizeInside(el);
-    let lo = 0;
-    let hi = markPositions.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (markPositions[mid]! < start) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < markPositions.length && markPositions[lo]! <= end;
-  };
+  const holdsMark = index.isOrHoldsAny(open.map((mark) => mark.el));
   const tableRows = new Map<Element, Element[]>();
   // Each row's cells and each cell's column, computed once per row: a row of a hundred thousand cells is not filtered
   // again for each of its prices.
@@ -329,7 +297,7 @@ export function findGridRecords(
           const label =
             leadWidth > 1
               ? spannedLabel(row, cell, leadWidth, columns)
-              : (lineLabel(row, cell, mark.el) ?? rowLabel(row, cell));
+              : (lineLabel(index, row, cell, mark.el) ?? rowLabel(row, cell));
           add(mark, nameEl, label, table);
           break;
         }
@@ -406,14 +374,14 @@ function ancestor(el: Element, test: (el: Element) => boolean, levels: number): 
  * plan's column or before one of its containers a few levels up, and holds a list of as many lines.
  */
 export class ColumnLabels {
-  private readonly positions: number[];
+  private readonly holdsMark: (el: Element) => boolean;
   private readonly columnsOf = new Map<string, { at: number; lines: Element[] }[]>();
 
   constructor(
     private readonly index: ElementIndex,
     marks: PriceMark[],
   ) {
-    this.positions = marks.map((mark) => index.at(mark.el)).sort((a, b) => a - b);
+    this.holdsMark = index.isOrHoldsAny(marks.map((mark) => mark.el));
   }
 
   /** The label of the line `mark` stands on inside `column`, or null when no label column answers it. */
@@ -474,19 +442,6 @@ export class ColumnLabels {
     }
     return null;
   }
-
-  private holdsMark(el: Element): boolean {
-    const start = this.index.at(el);
-    const end = start + this.index.sizeInside(el);
-    let lo = 0;
-    let hi = this.positions.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.positions[mid]! < start) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < this.positions.length && this.positions[lo]! <= end;
-  }
 }
 
 /**
@@ -529,10 +484,8 @@ const SPLIT_LEVELS = 4;
 export function findSplitColumns(index: ElementIndex, marks: PriceMark[], claimed: Set<PriceMark>): GridRecord[] {
   const siblings = new SiblingShapes();
   const open = marks.filter((mark) => !claimed.has(mark));
-  // A column holds an open price when it is one, or holds one (the index answers the latter by binary search).
-  const openEls = new Set(open.map((mark) => mark.el));
-  const holdsInside = index.holdsAny(openEls);
-  const holdsOpenPrice = (el: Element) => openEls.has(el) || holdsInside(el);
+  // A column holds an open price when it is one, or holds one.
+  const holdsOpenPrice = index.isOrHoldsAny(open.map((mark) => mark.el));
   const namesOf = new Map<Element, (Element | null)[] | null>();
   const byColumn = new Map<Element, GridRecord>();
   for (const mark of open) {
