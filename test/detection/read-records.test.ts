@@ -546,6 +546,30 @@ describe("plans as sections of a document", () => {
       ["Starter", 7],
     ]);
   });
+
+  it("reads no price from a credit given ('a one-time $5 free trial credit', '$300 in free credits')", () => {
+    const { pricing } = read(`
+      <h1>Pricing</h1><h2>Plans</h2><p>The Hobby plan costs $5 per month.</p>
+      <h2>New sign-ups</h2><p>When you sign up, you get a one-time $7 free trial credit to test-drive the service.</p>
+      <p>Startups get $300 in free credits for a year.</p>`);
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([["Hobby plan", 5]]);
+  });
+
+  it("reads lists whose lines are each priced as offers under their section, never as cards named by a price", () => {
+    const { pricing } = read(`
+      <h1>Resource pricing</h1><h3>Reservation blocks</h3><p>Reserve a block of compute time for a discount.</p>
+      <p><strong>Performance Machines</strong></p>
+      <ul><li>$144/year for $20/month of usage</li><li>$1,440/year for $200/month of usage</li></ul>
+      <p><strong>Shared Machines</strong></p>
+      <ul><li>$36/year for $5/month of usage</li><li>$360/year for $50/month of usage</li></ul>`);
+    expect(pricing.filter(isPlanRecord)).toEqual([]);
+    expect(pricing.map((plan) => [plan.origin, plan.amount, plan.period])).toEqual([
+      ["context", 144, "year"],
+      ["context", 1440, "year"],
+      ["context", 36, "year"],
+      ["context", 360, "year"],
+    ]);
+  });
 });
 
 describe("prices in a product's credits", () => {
@@ -688,6 +712,19 @@ describe("a price change is never silent", () => {
       `<h2>Legacy subscribers</h2><p>For existing subscribers who want to know how legacy accounts are kept, please ` +
       `refer to the blog post <a href="https://blog.example.com/unlimited">Unlimited searches for $10 per month</a>.</p>`;
     expect(pricingEvents(events(plans, advice))).toEqual([]);
+  });
+
+  it("names a price in a sentence by the plan named after it ('the $5/month Hobby plan'), whatever the words before", () => {
+    const page = (sentence: string) =>
+      `<h1>Pricing</h1><h2>Usage</h2><p>Pay for what you use.</p><h3>New sign-ups</h3><p>${sentence}</p>`;
+    const before = read(
+      page("You won't be charged for the $5/month Hobby plan subscription until your credit is used."),
+    );
+    expect(before.pricing.map(({ name, amount }) => [name, amount])).toEqual([["Hobby", 5]]);
+    const after = page("Your organization is placed on the $5/month Hobby plan when its credit is used up.");
+    expect(pricingEvents(events(page("You won't be charged for the $5/month Hobby plan until later."), after))).toEqual(
+      [],
+    );
   });
 
   it("reports a usage price that appears in a sentence below the plans", () => {

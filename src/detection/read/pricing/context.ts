@@ -150,6 +150,9 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
       const item = itemNames.nameOf(mark);
       if (item !== null && (label === null || ` ${label.toLowerCase()} `.includes(` ${item.toLowerCase()} `)))
         label = item;
+      // "You won't be charged for the $5/month Hobby plan…": a price on a line that a plan's name follows is that plan's,
+      // whatever the sentence around it says.
+      label = planAfter(mark.text) ?? label;
       // "$150 per additional project": what the price is for is written after it.
       label ??= afterLabel(mark.window);
       return { mark, label, section: sections.get(mark) ?? null };
@@ -286,6 +289,15 @@ export function afterLabel(window: string): string | null {
   if (!match) return null;
   const label = match[1]!.replace(/\s+(?:per|a|an|each|in|on|of|for|month|year|monthly|yearly)$/i, "");
   return plausibleName(label) ? label.charAt(0).toUpperCase() + label.slice(1) : null;
+}
+
+/** "the $5/month Hobby plan", "our €49 Business tier": the name between a price (and its period) and "plan" or "tier". */
+const PLAN_AFTER_RE =
+  /[$€£¥₹]\s*\d[\d,.]*(?:\s*(?:\/|per|a)\s*(?:month|year|mo|yr|user|seat))*\s+((?:\p{Lu}[\p{L}\p{N}+-]*\s+){0,2}\p{Lu}[\p{L}\p{N}+-]*)\s+(?:plan|tier|subscription)\b/u;
+
+function planAfter(window: string): string | null {
+  const match = PLAN_AFTER_RE.exec(window);
+  return match && plausibleName(match[1]!) ? match[1]! : null;
 }
 
 /** A heading that names an offer, as its name: without its number or a trailing "pricing" ("2. Enterprise pricing"). */

@@ -93,10 +93,11 @@ const CONTACT_TEXT_RE =
   /^(?:contact(?:\s+(?:us|sales|our\s+sales(?:\s+team)?|our\s+team))?(?:\s+for\s+(?:pricing|a\s+quote|details|a\s+price))?|talk\s+to\s+(?:us|sales|an?\s+expert)|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on\s+request|pay[-\s]what[-\s]you[-\s](?:want|like)(?:\s*\([^)]{0,40}\))?|name\s+your\s+(?:own\s+)?price|(?:book|schedule|request)\s+(?:a\s+)?(?:demo|call)|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?$/i;
 /**
  * Amounts that are no price: a saving ("$5 off", "50% off", "Save $20", "a $10 discount"), a worked calculation ("(223,200
- * / 10,000) * $1.20 = $26.80 per month", "7200 x 31") and a value a plan includes ("Includes check runs worth $70").
+ * / 10,000) * $1.20 = $26.80 per month", "7200 x 31"), a value a plan includes ("Includes check runs worth $70") and a
+ * credit given ("a one-time $5 free trial credit", "$300 in free credits").
  */
 const DISCOUNT_RE =
-  /\d\s*%?\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d|\d\s*[×x*]\s*[\d($€£¥₹]|[\d)]\s*=\s*[$€£¥₹]?\s*\d|\b(?:worth|valued\s+at)\s*[$€£¥₹]\s*\d/i;
+  /\d\s*%?\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d|\d\s*[×x*]\s*[\d($€£¥₹]|[\d)]\s*=\s*[$€£¥₹]?\s*\d|\b(?:worth|valued\s+at)\s*[$€£¥₹]\s*\d|[$€£¥₹]\s*\d[\d,.]*\s+(?:(?:in|of)\s+)?(?:free\s+)?(?:trial\s+|usage\s+|promotional\s+|sign[-\s]?up\s+)?credits?\b/i;
 
 export function isStruck(el: Element): boolean {
   return (

@@ -274,14 +274,15 @@ function recordSet(
     }
     // Cards that carry no name at all ("free", "$5/mo", "$20/mo" over their feature lists) are still a set of plans:
     // each is known by its price, as a reader would call it. Only blocks with content beside the price (not the cells
-    // of a comparison row), and only when none of them has a name.
+    // of a comparison row), and only when none of them has a name. A card states its price above its feature list: a
+    // list whose own lines are priced ("$144/year for $20/month of usage", "$36/year for …") is a list of offers under
+    // a section, not a card named by its first line.
     if (named.length === 0 && nameless.length >= 2) {
-      const cards = nameless.filter(
-        ({ el }) =>
-          !CELL_TAGS.has(tagName(el)) &&
-          !CELL_ROLES.has(el.attribs.role ?? "") &&
-          index.inside(el).filter((inner) => tagName(inner) === "li").length >= 2,
-      );
+      const cards = nameless.filter(({ el, first }) => {
+        if (CELL_TAGS.has(tagName(el)) || CELL_ROLES.has(el.attribs.role ?? "")) return false;
+        const items = index.inside(el).filter((inner) => tagName(inner) === "li");
+        return items.length >= 2 && !items.some((item) => index.contains(item, first.el));
+      });
       if (cards.length >= 2 && cards.some(({ marks }) => marks.some((mark) => !mark.soft))) {
         return cards.map(({ el, marks, first }) => ({
           el,
