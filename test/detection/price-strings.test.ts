@@ -128,6 +128,12 @@ describe("the failure classes, each read exactly or not at all", () => {
     expect(parsePrice("49 € par mois")?.period).toBe("month");
     expect(parsePrice("490 € jährlich")?.period).toBe("year");
     expect(parsePrice("49 zł/mies")?.period).toBe("month");
+    expect(parsePrice("R$ 29,90/mês")?.period).toBe("month");
+    expect(parsePrice("R$ 290 por ano")?.period).toBe("year");
+    expect(parsePrice("$ 1.234,56 por mes")?.period).toBe("month");
+    expect(parsePrice("149 kr per måned")?.period).toBe("month");
+    expect(parsePrice("¥980 / 月")?.period).toBe("month");
+    expect(parsePrice("¥9,800/年")?.period).toBe("year");
   });
 
   it("reads a whole amount written with a dash for its decimals ('20,- EUR', 'Fr. 49.–')", () => {
