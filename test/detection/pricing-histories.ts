@@ -102,9 +102,12 @@ export function scoreVersion(expected: ExpectedRecord[], pricing: PricingPlan[])
   const left = new Set(pricing);
   const unpaired: ExpectedRecord[] = [];
   for (const record of expected) {
+    // A record read as a plan or an add-on answers for its name before a context price named the same (a section
+    // heading "Enterprise" over other prices).
+    const candidates = [...left].sort((a, b) => Number(a.origin === "context") - Number(b.origin === "context"));
     const found =
-      [...left].find((plan) => normal(plan.name) === normal(record.name)) ??
-      [...left].find((plan) => words(plan.name) === words(record.name));
+      candidates.find((plan) => normal(plan.name) === normal(record.name)) ??
+      candidates.find((plan) => words(plan.name) === words(record.name));
     if (!found) {
       unpaired.push(record);
       continue;

@@ -65,6 +65,51 @@ describe("records from the page's own repetition", () => {
     expect(prices(read(bootstrapCards("span")).pricing)).toEqual(THREE_PLANS);
   });
 
+  it("reads plans named by the words before their price in a table's head cells ('Pro<br>$12/mo', 'Pro $12/mo')", () => {
+    const table = (head: (name: string, price: string) => string) =>
+      `<h1>Compare plans</h1><table><thead><tr><th></th>${head("Free", "$0/mo")}${head("Pro", "$12/mo")}` +
+      `${head("Business", "$24/mo")}</tr></thead><tbody><tr><td>Projects</td><td>3</td><td>Unlimited</td>` +
+      `<td>Unlimited</td></tr></tbody></table>`;
+    const expected = [
+      { name: "Free", amount: 0, currency: "USD", period: "month" },
+      { name: "Pro", amount: 12, currency: "USD", period: "month" },
+      { name: "Business", amount: 24, currency: "USD", period: "month" },
+    ];
+    for (const head of [
+      (name: string, price: string) => `<th>${name}<br><span>${price}</span></th>`,
+      (name: string, price: string) => `<th>${name} ${price}</th>`,
+    ]) {
+      const { pricing } = read(table(head));
+      expect(pricing.every(isPlanRecord)).toBe(true);
+      expect(prices(pricing)).toEqual(expected);
+    }
+  });
+
+  it("names short price lines by the words before their price, but not a sentence about a price", () => {
+    const { pricing } = read(
+      `<h1>Pricing</h1><div class="calc"><p class="line">Price per credit <span><sup>$</sup>50</span></p>` +
+        `<p class="line">Setup fee (yearly) <span><sup>$</sup>0</span></p></div>`,
+    );
+    expect(pricing.map(({ name, amount, origin }) => [name, amount, origin])).toEqual([
+      ["Price per credit", 50, "card"],
+      ["Setup fee (yearly)", 0, "card"],
+    ]);
+  });
+
+  it("names no record by a bound before an amount ('MRR lower than $5,000' in a free plan's feature list)", () => {
+    const card = (name: string, price: string, feature: string) =>
+      `<div class="card"><h5>${name}</h5><div><span class="big">${price}</span></div><ul role="list">` +
+      `<li><svg></svg><span>${feature}</span></li><li><svg></svg><span>Email support</span></li></ul></div>`;
+    const { pricing } = read(
+      `<h1>Pricing</h1><div class="grid">${card("Free", "Free", "MRR lower than $5,000")}` +
+        `${card("Managed", "£249/month", "MRR over $5,000")}</div>`,
+    );
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Free", 0],
+      ["Managed", 249],
+    ]);
+  });
+
   it("names a card by its most prominent text before the price, not by its badge or tagline", () => {
     const card = (name: string, price: number, badge = "") =>
       `<div><p class="tagline">Made for teams</p>${badge}<div class="plan-title">${name}</div><span>$${price}/mo</span><ul><li>a</li></ul></div>`;

@@ -329,6 +329,9 @@ const MAGNITUDE_AFTER = /^\s?(?:[kKmMbB]|bn|mn|million|billion|thousand|mio|mrd)
 /** Between two amounts, a range: "$10 – $20", "10 to 20 €", "49 bis 99 €". */
 const RANGE_BETWEEN = /^\s*(?:[-–—~]|to|bis|à|au|hasta|a|do|tot|until)\s*$/i;
 /** Before an amount, the list price beside a promotion: "Was $120", "statt 249 €", "Regular price $99". */
+/** Before an amount, a bound: "lower than", "more than", "over", "under", "above", "below", "exceeding". */
+const THRESHOLD_BEFORE =
+  /\b(?:(?:lower|less|more|greater|higher|fewer)\s+than|over|under|above|below|exceeding|exceeds?|beyond)\s*$/i;
 const LIST_PRICE_BEFORE =
   /\b(?:was|statt|instead\s+of|regular(?:ly)?(?:\s+price)?|reg\.|orig(?:inal(?:ly)?|\.)?|list\s+price|before|avant|antes|prima)\s*:?\s*$/i;
 
@@ -407,6 +410,10 @@ function amountsIn(stated: string): Amount[] {
     if (cents) end += cents[0].length;
     // "$49+": a threshold ("orders over"), or a floor with no price stated.
     if (/^\+/.test(text.slice(end))) ambiguous = `"${text.slice(at, end + 1)}" is a threshold`;
+    // "MRR lower than $5,000", "orders over $49", "for less than $1 a day": a bound, not a price.
+    const start = beforeForm ? at - beforeForm.length : at;
+    if (THRESHOLD_BEFORE.test(text.slice(Math.max(0, start - 24), start)))
+      ambiguous = `"${text.slice(start, end)}" is a threshold`;
     const form = beforeForm?.form ?? afterForm?.form ?? null;
     const currency = cents ? "USD" : currencyCode(form);
     out.push({

@@ -9,7 +9,7 @@
  * Class names never decide: a Bootstrap card, a `div` column of a comparison grid with its name in a head cell, a table
  * row of one plan, or an `li` of a price list are found the same way.
  */
-import { isElement, isHeading, tagName, type AnyNode, type Element } from "../../parse/html.js";
+import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import type { PriceMark } from "./marks.js";
 import { shapeOf } from "./grids.js";
@@ -259,7 +259,10 @@ function recordSet(
       if (holdsRecord[index.at(el)] && !ownPriceFirst(index, el, first, holdsRecord)) continue;
       const candidates = nameCandidates(index, el, index.at(first.el), holdsPrice);
       // A line that names its price in bold before it ("<li><strong>Hobby</strong>: $5 / mo</li>"): the bold words.
-      const lead = candidates.length === 0 && !first.soft ? boldLead(first) : null;
+      // A short line or cell whose text opens with a name before its price, the name no element of its own
+      // ("<th>Pro<br><span>$12/mo</span></th>", "<p>IAA Fee (yearly) <span>$0</span></p>"): those words, unless they
+      // are a sentence about the price ("The Hobby plan costs $5 per month").
+      const lead = candidates.length === 0 && !first.soft ? (boldLead(first) ?? lineLead(index, el, first)) : null;
       if (lead) {
         named.push({ el, marks: [first], candidates: [{ el: lead.el, name: lead.name, score: 0, slot: "lead" }] });
         continue;
@@ -393,6 +396,25 @@ function priceLead(text: string): string | null {
     .replace(/[\s:：–—|-]+$/, "")
     .trim();
   return plausibleName(lead) ? lead : null;
+}
+
+/** How long a line named by the words before its price may be: a name and a price, not a paragraph. */
+const SHORT_LINE_CHARS = 60;
+/** Words that make the words before a price a sentence about it, not its name ("The Hobby plan costs $5"). */
+const SENTENCE_LEAD_RE =
+  /^(?:the|our|a|an|your|each|every|all)\s|\b(?:costs?|is|are|was|were|includes?|including|gets?|for|from|at|of|per|only|just|starting|starts|with|about|than|over|under)\s*$/i;
+
+function lineLead(index: ElementIndex, el: Element, first: PriceMark): { el: Element; name: string } | null {
+  if (index.visibleChars(el) > SHORT_LINE_CHARS) return null;
+  // The words are the block's own text, not an element of their own (which nameCandidates would have weighed).
+  if (first.el !== el) {
+    for (const child of el.children) {
+      if (child === first.el) break;
+      if (isElement(child) && (within(child, first.el) || collapse(textContent(child)) !== "")) return null;
+    }
+  }
+  const name = priceLead(collapse(textContent(el)));
+  return name && !SENTENCE_LEAD_RE.test(name) ? { el, name } : null;
 }
 
 /** The bold words a price's own element opens with, when they are the words before its price and can name it. */
