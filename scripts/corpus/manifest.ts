@@ -68,11 +68,11 @@ export interface HistoryManifest {
    * `develop`: used while building the engine. `holdout`: set aside and read once at the end of a piece of work; its
    * failures were then studied and fixed, so it no longer measures pages nobody tuned on
    * (docs/real-pages.md#how-detection-is-measured). `holdout-2`: set aside after that, labelled by someone who never
-   * ran the engine on it. `holdout-3`, `holdout-4`, `holdout-5`: each set aside after the one before in the same way,
+   * ran the engine on it. `holdout-3`, `holdout-4`, `holdout-5`, `holdout-6`: each set aside after the one before in the same way,
    * labelled from the rendered pages and template sources without running the engine on them, read once (its first
    * reading is kept in the docs) and studied after that.
    */
-  set: "develop" | "holdout" | "holdout-2" | "holdout-3" | "holdout-4" | "holdout-5";
+  set: "develop" | "holdout" | "holdout-2" | "holdout-3" | "holdout-4" | "holdout-5" | "holdout-6";
   /** How the page states its prices (cards, a comparison table, prose, Markdown table, a monthly/yearly pair…). */
   layout: string;
   render?: RenderOptions;

@@ -177,7 +177,7 @@ function renderServerTemplate(
  */
 function renderMarkdownPage(source: string, context: Record<string, Value>): string {
   const { data, body } = splitFrontMatter(source);
-  const withoutMdx = mkdocsBlocks(body)
+  const withoutMdx = mkdocsBlocks(withoutMdxComments(body))
     .replace(/^(?:import|export)\s[^\n]*(?:\n(?![ \t]*\n)[^\n]*)*$/gm, "")
     // Docusaurus' admonitions (`:::tip`) keep their text.
     .replace(/^:::\w*.*$/gm, "")
@@ -236,6 +236,17 @@ function renderJekyll(
     layoutName = textOf(layout.layout);
   }
   return wrap(content, textOf(page.title) || null);
+}
+
+/**
+ * MDX comments (a JavaScript block comment in braces, on one line or over several) are not shown: they go, except
+ * inside fenced code blocks, where they are the sample's text.
+ */
+export function withoutMdxComments(source: string): string {
+  return source
+    .split(/^((?:```|~~~)[^\n]*\n[\s\S]*?^(?:```|~~~)[ \t]*$)/m)
+    .map((part, index) => (index % 2 === 1 ? part : part.replace(/\{\/\*[\s\S]*?\*\/\}/g, "")))
+    .join("");
 }
 
 /**
