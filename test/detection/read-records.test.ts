@@ -617,6 +617,55 @@ describe("plans as sections of a document", () => {
   });
 });
 
+describe("free allowances and folded answers", () => {
+  const usage = (allowance: string) =>
+    `<h1>Pricing</h1><p>Cache costs $0.15/GB transferred. That's it!</p>${allowance}` +
+    `<h3>Managed certificates</h3><ul><li>Single hostname certificates: $0.10/mo</li><li>Wildcard: $1/mo</li></ul>`;
+
+  it("reads a free allowance stated in a sentence or as a heading as an offer at 0, never a plan", () => {
+    for (const allowance of [
+      "<p>Your first 50 GBs transferred each month are free, and you need no credit card.</p>",
+      "<h2>Free allowances</h2><ul><li>Up to 3 shared VMs</li><li>160GB outbound data transfer</li></ul>",
+    ]) {
+      const free = read(usage(allowance)).pricing.filter((plan) => plan.amount === 0);
+      expect(free.map((plan) => [plan.origin, plan.currency])).toEqual([["context", null]]);
+    }
+  });
+
+  it("tells a free allowance that appears or goes, beside another one", () => {
+    const first = "<p>Your first 50 GBs transferred each month are free.</p>";
+    const certificates = `${first}<p>Every organization's first 10 single hostname certificates are free.</p>`;
+    expect(pricingEvents(events(usage(first), usage(certificates)))).toHaveLength(1);
+    expect(pricingEvents(events(usage(first), usage("")))).toHaveLength(1);
+  });
+
+  it("reads an answer folded under a question as that question's, and no price from a calculation's result", () => {
+    const page = (answer: string) =>
+      `<h1>Pricing</h1><div class="plans"><div><h3>Starter</h3><p>$5/month</p></div><div><h3>Team</h3><p>$15/month</p>` +
+      `</div></div><h3>FAQ</h3><details><summary>Can I run a production app for $1.50/month?</summary>${answer}</details>` +
+      `<details><summary>Can I see a few pricing examples?</summary><h5>You process 1 million requests a day:</h5>` +
+      `<p><code>1 million requests / day * 30.5 days * 4KB * $.15/GB</code> = <strong>$18.3 /month</strong></p></details>`;
+    const { pricing } = read(page("<p>Absolutely, if you transfer 10 GB a month.</p>"));
+    expect(
+      pricing.filter((plan) => plan.origin === "context").map((plan) => [plan.context ?? plan.name, plan.amount]),
+    ).toEqual([["Can I run a production app for $1.50/month?", 1.5]]);
+    expect(pricing.some((plan) => plan.amount === 18.3)).toBe(false);
+  });
+
+  it("names the rows of a table whose price column is headed by what is paid ('Momento charges')", () => {
+    const { pricing } = read(
+      `<h1>Pricing</h1><table><thead><tr><th>Dimension</th><th>Acme charges</th></tr></thead><tbody>` +
+        `<tr><td>Memory / Storage</td><td>$0/GB</td></tr><tr><td>Connections</td><td>$0/thousand connections</td></tr>` +
+        `<tr><td>Data transfer</td><td>$0.15/GB</td></tr></tbody></table>`,
+    );
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Memory / Storage", 0],
+      ["Connections", 0],
+      ["Data transfer", 0.15],
+    ]);
+  });
+});
+
 describe("prices in a product's credits", () => {
   const page = (linux: number) => `
     <h1>Pricing</h1>

@@ -224,9 +224,12 @@ function settleContextChanges(
   });
 }
 
-/** `other` states `record`'s price under a name that holds `record`'s name. */
+/**
+ * `other` states `record`'s price under a name that holds `record`'s name. Not for an offer at no price: a second
+ * free allowance ("Free allowance" under another section) is an offer of its own, not the first one stated again.
+ */
 function restates(other: PricingPlan, record: PricingPlan): boolean {
-  if (other === record || record.amount === null || other.amount !== record.amount) return false;
+  if (other === record || !record.amount || other.amount !== record.amount) return false;
   if ((other.currency ?? record.currency) !== record.currency) return false;
   const name = record.name.replace(/ \(\d+\)$/, "").toLowerCase();
   return other.key !== record.key && ` ${other.name.toLowerCase()} `.includes(` ${name} `);

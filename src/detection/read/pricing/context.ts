@@ -95,7 +95,8 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
     return heading !== null && pricedHeadings.has(tagName(heading));
   };
   const open = marks.filter(
-    (mark) => !claimed.has(mark) && (!mark.soft || itemNames.freeOffer(mark) !== null || headedOffer(mark)),
+    (mark) =>
+      !claimed.has(mark) && (!mark.soft || mark.prose || itemNames.freeOffer(mark) !== null || headedOffer(mark)),
   );
   if (open.length === 0) return [];
   // The heading in force at each mark: one pass in page order (a page of a hundred thousand headings reads each once).
@@ -113,6 +114,12 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
     }
   }
   while (next < open.length) sections.set(open[next++]!, heading);
+  // An answer folded under its question (`<details><summary>Can I run a production app for $1.50/month?</summary>…`,
+  // the FAQ accordion of most pricing pages) stands under that question, whatever heading is above it or inside it.
+  for (const mark of open) {
+    const question = foldedQuestion(mark.el);
+    if (question !== null) sections.set(mark, question);
+  }
 
   return open
     .filter((mark) => {
@@ -124,6 +131,9 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
     .map((mark) => {
       // An offer that is its own heading ("1. Free plan", "Enterprise pricing" priced on request) is that section.
       if (mark.soft && isHeading(mark.el)) return { mark, label: null, section: offerHeadingName(mark.text) };
+      // A free allowance stated in a sentence ("Your first 50 GBs transferred each month are free") is named as one,
+      // apart from the prices its section's sentences state.
+      if (mark.soft && mark.prose) return { mark, label: "Free allowance", section: sections.get(mark) ?? null };
       // A free offer in a list is named by its item.
       let label: string | null = mark.soft ? itemNames.freeOffer(mark) : null;
       // The line the price is on: its nearest block that is short enough to be a line.
@@ -303,6 +313,22 @@ function planAfter(window: string): string | null {
 /** A heading that names an offer, as its name: without its number or a trailing "pricing" ("2. Enterprise pricing"). */
 function offerHeadingName(text: string): string {
   return text.replace(/^\d{1,2}[.)]\s+/, "").replace(/\s+(?:pricing|prices)$/i, "");
+}
+
+/** How far up a price's folded question is looked for: an answer's paragraphs sit a few levels inside it. */
+const FOLD_LEVELS = 12;
+
+/** The question of the `<details>` a price is folded in (or asked in), when its `<summary>` asks one. */
+function foldedQuestion(el: Element): string | null {
+  let node: AnyNode | null = el.parent;
+  for (let level = 0; node && isElement(node) && level < FOLD_LEVELS; node = node.parent, level++) {
+    if (tagName(node) !== "details") continue;
+    const summary = node.children.find((child) => isElement(child) && tagName(child) === "summary");
+    if (!summary || !isElement(summary)) return null;
+    const text = collapse(textContent(summary));
+    return text.length <= 200 && /\?\s*$/.test(text) ? text : null;
+  }
+  return null;
 }
 
 /** The heading a price line stands right under: the element just before it, or before its parent (two levels up). */

@@ -8,7 +8,7 @@
 import { isElement, tagName, textContent, collapse, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import type { PriceMark } from "./marks.js";
-import { nameText, plausibleName, priceRowLabel } from "./names.js";
+import { nameText, plausibleName, priceColumnLabel, priceRowLabel } from "./names.js";
 
 export interface GridRecord {
   name: string;
@@ -258,7 +258,7 @@ export function findGridRecords(
     // A row label that is a description rather than a name ("Cost per user/month on annual plans") is the plans'
     // price row too. A column headed by a price label ("Hourly Price", "Cost") holds the prices of the rows: the row
     // label names each.
-    const name = priceRowLabel(column)
+    const name = priceColumnLabel(column)
       ? label
       : label === "" || priceRowLabel(label) || !plausibleName(label)
         ? column

@@ -117,7 +117,8 @@ const EXAMPLE_LABEL_RE = /^(?:(?:cost|pricing|price|billing|usage)\s+)?examples?
 /**
  * The blocks of worked examples: after a line or heading that says "Example" ("**Cost Example 1:**", "### Examples"),
  * every block up to the next heading (for a heading, the next of its level or above) computes what a customer would
- * pay ("…the total amount charged is $9.10"); its amounts are no offer.
+ * pay ("…the total amount charged is $9.10"), and so does the answer folded under a question asking for examples;
+ * their amounts are no offer.
  */
 function workedExamples(index: ElementIndex): Element[] {
   const out: Element[] = [];
@@ -126,6 +127,13 @@ function workedExamples(index: ElementIndex): Element[] {
   if (!root || !/example/i.test(textContent(root))) return [];
   const saysExample = index.textMatches(/example/i);
   for (const el of index.elements) {
+    // A folded answer whose question asks for examples ("Can I see a few pricing examples…?"): all of its answer.
+    if (tagName(el) === "summary" && saysExample(el) && /\bexamples?\b/i.test(shortText(index, el, 200) ?? "")) {
+      const details = el.parent;
+      if (details && isElement(details) && tagName(details) === "details")
+        for (const child of details.children) if (isElement(child) && child !== el) out.push(child);
+      continue;
+    }
     if (!/^(?:p|div|strong|b|h[2-6]|dt)$/.test(tagName(el)) || index.visibleChars(el) > 30 || !saysExample(el))
       continue;
     if (!EXAMPLE_LABEL_RE.test(shortText(index, el, 30) ?? "")) continue;

@@ -88,7 +88,7 @@ const STRUCK_STYLE_RE = /text-decoration(?:-line)?\s*:[^;]*line-through/i;
 const INCREMENT_RE = /^\s*\+\s*\D{0,4}?\s*\d/;
 /** A whole text that prices a plan without a number: free, or priced by the sales team. */
 const FREE_TEXT_RE =
-  /^(?:(?:it'?s\s+|100%\s+)?free(?:\s+(?:forever|plan|tier|for\s+ever|for\s+life|to\s+start|to\s+use|for\s+(?:personal|non-?commercial|open[-\s]source|individuals|hobby\w*|small\s+teams|everyone)(?:\s+\w+)?)|\s+but\b[^$€£\d]*|\s*[,;:–—-][^$€£\d]*)?|forever\s+free|always\s+free|gratis|kostenlos|gratuit)[.!]?$/i;
+  /^(?:(?:it'?s\s+|100%\s+)?free(?:\s+(?:forever|plan|tier|allowances?|quotas?|usage|for\s+ever|for\s+life|to\s+start|to\s+use|for\s+(?:personal|non-?commercial|open[-\s]source|individuals|hobby\w*|small\s+teams|everyone)(?:\s+\w+)?)|\s+but\b[^$€£\d]*|\s*[,;:–—-][^$€£\d]*)?|forever\s+free|always\s+free|gratis|kostenlos|gratuit)[.!]?$/i;
 const CONTACT_TEXT_RE =
   /^(?:contact(?:\s+(?:us|sales|our\s+sales(?:\s+team)?|our\s+team))?(?:\s+for\s+(?:pricing|a\s+quote|details|a\s+price))?|talk\s+to\s+(?:us|sales|an?\s+expert)|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on\s+request|pay[-\s]what[-\s]you[-\s](?:want|like)(?:\s*\([^)]{0,40}\))?|name\s+your\s+(?:own\s+)?price|(?:book|schedule|request)\s+(?:a\s+)?(?:demo|call)|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?$/i;
 /**
@@ -97,7 +97,21 @@ const CONTACT_TEXT_RE =
  * credit given ("a one-time $5 free trial credit", "$300 in free credits").
  */
 const DISCOUNT_RE =
-  /\d\s*%?\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d|\d\s*[×x*]\s*[\d($€£¥₹]|[\d)]\s*=\s*[$€£¥₹]?\s*\d|\b(?:worth|valued\s+at)\s*[$€£¥₹]\s*\d|[$€£¥₹]\s*\d[\d,.]*\s+(?:(?:in|of)\s+)?(?:free\s+)?(?:trial\s+|usage\s+|promotional\s+|sign[-\s]?up\s+)?credits?\b/i;
+  /\d\s*%?\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d|\d\s*[×x*]\s*[\d($€£¥₹]|[\d)]\s*=\s*[$€£¥₹]?\s*\d|(?:^|[^=!<>])=\s*[$€£¥₹]\s*\.?\d|\b(?:worth|valued\s+at)\s*[$€£¥₹]\s*\d|[$€£¥₹]\s*\d[\d,.]*\s+(?:(?:in|of)\s+)?(?:free\s+)?(?:trial\s+|usage\s+|promotional\s+|sign[-\s]?up\s+)?credits?\b/i;
+
+/**
+ * A free allowance stated in a sentence: "Your first 50 GBs transferred each month are free", "free up to 10,000
+ * requests", "5 GB of storage free each month". An offer at no price (the free tier a product gives), read by its
+ * context like any price in running text; its size is no amount.
+ */
+const FREE_ALLOWANCE_RE =
+  /\bfirst\s+\d[\d.,]*\s*[\p{L}]*\b[^.!?$€£]{0,60}?\b(?:is|are)\s+(?:always\s+|completely\s+|totally\s+)?free\b|\bfree\s+(?:up\s+to|for\s+the\s+first)\s+\d|\b\d[\d.,]*\s*(?:[KMGT]B|GBs?)\s+(?:of\s+[\p{L} ]{1,30}?\s+)?free\s+(?:each|every|per|a)\s+month\b/iu;
+
+function freeAllowance(el: Element, text: string, index: ElementIndex): PriceMark | null {
+  if (!FREE_ALLOWANCE_RE.test(text)) return null;
+  const mark = newMark(el, text, [{ amount: 0, currency: null, period: null, isFree: true }], index, false);
+  return { ...mark, window: text, soft: true, prose: true };
+}
 
 export function isStruck(el: Element): boolean {
   return (
@@ -295,7 +309,9 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
           continue;
         }
       }
-      if (prices.length > 0 && !inlineLinkTitle(el, index)) mark = newMark(el, text, prices, index, isStruckMark(el));
+      if (prices.length > 0 && !inlineLinkTitle(el, index) && !calculationResult(el))
+        mark = newMark(el, text, prices, index, isStruckMark(el));
+      else if (prices.length === 0) mark = freeAllowance(el, text, index);
       if (mark && mark.options[0]!.currency === null && parent !== -1) bareInside.set(parent, mark);
     }
     // "Free" or "Contact us" is a price even as a heading (`<h2>Free Trial</h2><h3>Free</h3>`); where it is the plan's
@@ -324,6 +340,17 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
     }
   }
   return marks.filter((mark) => !dead.has(mark)).sort((a, b) => index.at(a.el) - index.at(b.el));
+}
+
+/**
+ * The result of a calculation written beside it: the text just before the element ends with "=" (`<code>1 million
+ * requests × $.15/GB</code> = <strong>$18.3 /month</strong>`). What a customer would pay, not a price.
+ */
+function calculationResult(el: Element): boolean {
+  let previous: AnyNode | null = el.prev;
+  while (previous && previous.type === "text" && (previous as { data: string }).data.trim() === "")
+    previous = previous.prev;
+  return previous?.type === "text" && /=\s*$/.test((previous as { data: string }).data);
 }
 
 function newMark(el: Element, text: string, prices: ParsedPrice[], index: ElementIndex, struck: boolean): PriceMark {
@@ -476,7 +503,11 @@ function proseMarks(el: Element, index: ElementIndex): PriceMark[] {
     if (!/\d/.test(sentence) || sentence.length > 400 || DISCOUNT_RE.test(sentence)) continue;
     const stated = statedPrices(sentence).filter((p) => p.amount !== null && p.currency !== null);
     const prices: ParsedPrice[] = stated.length > 0 ? stated : creditPrices(sentence);
-    if (prices.length === 0) continue;
+    if (prices.length === 0) {
+      const free = freeAllowance(el, sentence, index);
+      if (free) out.push(free);
+      continue;
+    }
     out.push({ ...newMark(el, sentence, prices, index, false), window: sentence, prose: true });
   }
   return out;

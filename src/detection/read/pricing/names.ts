@@ -52,6 +52,16 @@ export function priceRowLabel(label: string): boolean {
   );
 }
 
+/**
+ * A column head that says "this column holds the rows' prices": a price row label, or who charges ("Momento charges",
+ * "What we charge"). Only for columns: a row labelled "Setup charge" is an offer of its own beside the plans' prices,
+ * never their price row; a column headed "VM Price" beside "Total Price" holds prices of another thing.
+ */
+export function priceColumnLabel(label: string): boolean {
+  const text = label.replace(/[\s:：*]+$/, "").trim();
+  return priceRowLabel(text) || /^(?:[\p{L}-]+\s+)?charges$|^what\s+(?:we|you)\s+(?:charge|pay)$/iu.test(text);
+}
+
 /** Words that describe a price rather than name what it is for: "/ Monthly Price USD per User". */
 const PRICE_LABEL_WORDS_RE =
   /\b(?:per|a|an|each|user|users|seat|seats|member|members|month|months|monthly|mo|year|years|yearly|annually|annual|yr|hour|hourly|hr|day|daily|week|weekly|minute|billed|billing|paid|pay|price|prices|pricing|cost|costs|fee|fees|rate|rates|usd|eur|gbp|chf|excl|incl|vat|tax|net|gross|only|from|starting|at|total|or|and|the|in|of)\b\.?/gi;
