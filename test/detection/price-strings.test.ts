@@ -66,6 +66,9 @@ describe("the failure classes, each read exactly or not at all", () => {
     ["$119. 95", 119.95, "USD"],
     ["1.837, 32 €", 1837.32, "EUR"],
     ["35€ 99", 35.99, "EUR"],
+    // Cents written without their zero.
+    ["$.10 per 100k (volume discounts)", 0.1, "USD"],
+    ["€.50/GB", 0.5, "EUR"],
   ])("%j → %d %s", (text, amount, currency) => {
     const price = parsePrice(text);
     expect(price).toMatchObject({ amount, currency });

@@ -207,7 +207,8 @@ export function currencyCode(form: string | null | undefined): string | null {
  * A run of digits and separators. A space or apostrophe groups only when exactly three digits follow ("2 999,00",
  * "1'049"), so "$49 100 users" stays 49; a dot or comma may be either.
  */
-const NUMBER_RE = /(?<![\d.,])\d+(?:(?:[.,]|[ '’ʼ](?=\d{3}(?!\d))|[.,] (?=\d{2}(?![\d.,])))\d+)*/g;
+const NUMBER_RE =
+  /(?<![\d.,])\d+(?:(?:[.,]|[ '’ʼ](?=\d{3}(?!\d))|[.,] (?=\d{2}(?![\d.,])))\d+)*|(?<=[$€£¥₹]\s?)\.\d{1,4}(?![\d.,])/g;
 
 /** The number tokens of a text as the price parser cuts them (offers.ts reads structured values with it). */
 export function numberTokens(text: string): string[] {
@@ -365,11 +366,14 @@ function amountsIn(stated: string): Amount[] {
     if (out.length === MAX_AMOUNTS) break;
     let token = m[0];
     const at = m.index!;
-    let after = text.slice(at + token.length, at + token.length + 16);
+    // "$.10": cents written without their zero, read as "0.10"; `shift` keeps positions in the text as written.
+    const shift = token.startsWith(".") ? 1 : 0;
+    if (shift) token = `0${token}`;
+    let after = text.slice(at - shift + token.length, at - shift + token.length + 16);
     const written = currencyBefore(text, at);
     // A code that is also a word ("ALL 3 plans") counts only after the number.
     const beforeForm = written && !WORD_CODES.has(written.form) ? written : null;
-    let afterForm = currencyAfter(text, at + token.length);
+    let afterForm = currencyAfter(text, at - shift + token.length);
     // No price has forty digits and separators; a run that long is not read (nor split up: it is no price).
     let ambiguous: string | null = token.length > 40 ? "a number too long to be a price" : null;
     // Grouping spaces are trusted only where the number plainly ends ("120 000 000", "9 800 Kč", "1 139,00").
@@ -377,8 +381,8 @@ function amountsIn(stated: string): Amount[] {
     if (/\d [\d]{3}/.test(token) && !afterForm && !/[.,]\d+$/.test(token) && !ENDS_HERE.test(after)) {
       if (beforeForm) {
         token = token.slice(0, token.indexOf(" "));
-        after = text.slice(at + token.length, at + token.length + 16);
-        afterForm = currencyAfter(text, at + token.length);
+        after = text.slice(at - shift + token.length, at - shift + token.length + 16);
+        afterForm = currencyAfter(text, at - shift + token.length);
       } else ambiguous = `"${token}" may be one number or two`;
     }
     // "1 2345 €": a digit group right before that does not group with this one; which number is meant is unclear.
@@ -390,12 +394,15 @@ function amountsIn(stated: string): Amount[] {
     let thousands = false;
     const magnitude = MAGNITUDE_AFTER.exec(after);
     if (magnitude) {
-      const rest = text.slice(at + token.length + magnitude[0].length, at + token.length + magnitude[0].length + 40);
+      const rest = text.slice(
+        at - shift + token.length + magnitude[0].length,
+        at - shift + token.length + magnitude[0].length + 40,
+      );
       if (!beforeForm || !/^\s?[kK]$/.test(magnitude[0]) || !/^\d+$/.test(token) || detectPeriod(rest) === null)
         continue;
       thousands = true;
     }
-    let end = at + token.length + (magnitude ? magnitude[0].length : 0);
+    let end = at - shift + token.length + (magnitude ? magnitude[0].length : 0);
     if (!beforeForm && afterForm) {
       end += afterForm.length;
       // "35€ 99", "1250€ 60": the cents after the sign.
