@@ -21,6 +21,7 @@
 import { parsePrice } from "../src/detection/read/pricing/money.js";
 import { measureEngineMainText, type MainTextScore } from "../test/detection/main-text-corpus.js";
 import { scorePriceStrings } from "../test/detection/price-strings-corpus.js";
+import { HELD_OUT_SETS, type HeldOutSet } from "../scripts/corpus/manifest.js";
 import { scoreHistories, type HistoryScore } from "../test/detection/pricing-histories.js";
 import { scorePricingPages } from "../test/detection/pricing-pages-corpus.js";
 import { scoreStructuredData, type ClassScore } from "../test/detection/structured-data-corpus.js";
@@ -34,11 +35,8 @@ export interface AccuracyResult {
   mainText: Omit<MainTextScore, "perPage">;
   histories: {
     develop: HistoryScore[];
-    holdout: HistoryScore[] | null;
-    "holdout-2": HistoryScore[] | null;
-    "holdout-3": HistoryScore[] | null;
-    "holdout-4": HistoryScore[] | null;
-    "holdout-5": HistoryScore[] | null;
+    /** Each held-out set, oldest first; empty unless BENCH_HOLDOUT=1. */
+    heldOut: { set: HeldOutSet; scores: HistoryScore[] }[];
   };
 }
 
@@ -69,13 +67,11 @@ export function measureAccuracy(): AccuracyResult {
   );
   const histories = {
     develop: scoreHistories("develop"),
-    holdout: process.env.BENCH_HOLDOUT === "1" ? scoreHistories("holdout") : null,
-    "holdout-2": process.env.BENCH_HOLDOUT === "1" ? scoreHistories("holdout-2") : null,
-    "holdout-3": process.env.BENCH_HOLDOUT === "1" ? scoreHistories("holdout-3") : null,
-    "holdout-4": process.env.BENCH_HOLDOUT === "1" ? scoreHistories("holdout-4") : null,
-    "holdout-5": process.env.BENCH_HOLDOUT === "1" ? scoreHistories("holdout-5") : null,
+    heldOut:
+      process.env.BENCH_HOLDOUT === "1" ? HELD_OUT_SETS.map((set) => ({ set, scores: scoreHistories(set) })) : [],
   };
-  for (const [set, scores] of Object.entries(histories)) if (scores) printHistories(set, scores);
+  printHistories("develop", histories.develop);
+  for (const { set, scores } of histories.heldOut) printHistories(set, scores);
   return { prices, structured, pricingPages, mainText, histories };
 }
 
@@ -83,7 +79,10 @@ export function measureAccuracy(): AccuracyResult {
  * The set the targets are judged on: the newest held-out set. Its first reading, before anything was tuned on it, is
  * kept in docs/real-pages.md#how-detection-is-measured; what the bench prints is its reading today.
  */
-const HELD_OUT = "held-out 5 (the newest; studied after its first reading)";
+const NEWEST = HELD_OUT_SETS[HELD_OUT_SETS.length - 1]!;
+const heldOutLabel = (set: HeldOutSet): string =>
+  `held-out ${set === "holdout" ? 1 : set.slice("holdout-".length)} (${set === NEWEST ? "the newest; " : ""}studied after its first reading)`;
+const HELD_OUT = heldOutLabel(NEWEST);
 
 const pct = (part: number, whole: number): string => (whole === 0 ? "–" : `${fixed((100 * part) / whole, 1)} %`);
 
@@ -171,11 +170,7 @@ export function accuracyRows({ prices, structured, pricingPages, mainText, histo
   };
   return [
     ...historyRows("development", histories.develop),
-    ...historyRows("held-out 1 (studied after its first reading)", histories.holdout),
-    ...historyRows("held-out 2 (studied after its first reading)", histories["holdout-2"]),
-    ...historyRows("held-out 3 (studied after its first reading)", histories["holdout-3"]),
-    ...historyRows("held-out 4 (studied after its first reading)", histories["holdout-4"]),
-    ...historyRows(HELD_OUT, histories["holdout-5"]),
+    ...histories.heldOut.flatMap(({ set, scores }) => historyRows(heldOutLabel(set), scores)),
     {
       measurement: `real price strings (${prices.total}): wrong amounts`,
       value: `${prices.wrong} wrong, ${prices.right} right, ${prices.none} no price`,

@@ -54,6 +54,11 @@ export interface HistoryVersion {
   context?: Record<string, Value>;
 }
 
+/** The held-out sets, oldest first: the last is the newest, the one the targets are judged on. */
+export const HELD_OUT_SETS = ["holdout", "holdout-2", "holdout-3", "holdout-4", "holdout-5", "holdout-6"] as const;
+export type HeldOutSet = (typeof HELD_OUT_SETS)[number];
+export type CorpusSet = "develop" | HeldOutSet;
+
 export interface HistoryManifest {
   /** Kebab-case id, also the page directory's name. */
   product: string;
@@ -68,11 +73,11 @@ export interface HistoryManifest {
    * `develop`: used while building the engine. `holdout`: set aside and read once at the end of a piece of work; its
    * failures were then studied and fixed, so it no longer measures pages nobody tuned on
    * (docs/real-pages.md#how-detection-is-measured). `holdout-2`: set aside after that, labelled by someone who never
-   * ran the engine on it. `holdout-3`, `holdout-4`, `holdout-5`, `holdout-6`: each set aside after the one before in the same way,
+   * ran the engine on it. `holdout-3` and after (HELD_OUT_SETS): each set aside after the one before in the same way,
    * labelled from the rendered pages and template sources without running the engine on them, read once (its first
    * reading is kept in the docs) and studied after that.
    */
-  set: "develop" | "holdout" | "holdout-2" | "holdout-3" | "holdout-4" | "holdout-5" | "holdout-6";
+  set: CorpusSet;
   /** How the page states its prices (cards, a comparison table, prose, Markdown table, a monthly/yearly pair…). */
   layout: string;
   render?: RenderOptions;
