@@ -373,16 +373,16 @@ describe("records from the page's own repetition", () => {
     expect(pricingEvents(events(table("Pricing"), table("Contribution (USD)")))).toEqual([]);
   });
 
-  it("names a table row by the head of a label that says more after it ('Class B Requests: GET, SELECT, and all others')", () => {
+  it("names a table row by its label, or by the head of a label too long to name it ('Class B Requests: GET, …')", () => {
     const { pricing } = read(
       `<h1>Pricing</h1><table><thead><tr><th>Component</th><th>Standard Tier</th><th>Archive Tier</th></tr></thead><tbody>` +
         `<tr><td>Class A Requests: PUT, COPY, POST, LIST</td><td>$0.005/1000 requests</td><td>$0.005/1000 requests</td></tr>` +
-        `<tr><td>Class B Requests: GET, SELECT, and all others</td><td>$0.0005/1000 requests</td><td>$0.0005/1000 requests</td></tr>` +
-        `</tbody></table>`,
+        `<tr><td>Class B Requests: GET, SELECT, HEAD, OPTIONS, and all the other kinds of request</td>` +
+        `<td>$0.0005/1000 requests</td><td>$0.0005/1000 requests</td></tr></tbody></table>`,
     );
     expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
-      ["Standard Tier – Class A Requests", 0.005],
-      ["Archive Tier – Class A Requests", 0.005],
+      ["Standard Tier – Class A Requests: PUT, COPY, POST, LIST", 0.005],
+      ["Archive Tier – Class A Requests: PUT, COPY, POST, LIST", 0.005],
       ["Standard Tier – Class B Requests", 0.0005],
       ["Archive Tier – Class B Requests", 0.0005],
     ]);
@@ -432,6 +432,25 @@ describe("records from the page's own repetition", () => {
       ["dedicated-cpu-2x", [154]],
     ]);
     expect(pricing.find((plan) => plan.amount === 10.7)!.name).toBe("VM Price – shared-cpu-1x, 40GB volumes");
+  });
+
+  it("names a priced table row by a long first cell, but a row of limits priced 'Custom' not at all", () => {
+    const { pricing } = read(
+      `<h1>Pricing</h1><table><thead><tr><th>Component</th><th>Price</th></tr></thead><tbody>` +
+        `<tr><td>Data Storage</td><td>$0.02/GB/month</td></tr>` +
+        `<tr><td>Data Transfer to Machine(s) in the same region</td><td>$0.00/GB</td></tr>` +
+        `<tr><td>Data Transfer to Internet</td><td>$0.05/GB</td></tr></tbody></table>` +
+        `<table><thead><tr><th>Feature</th><th>Free</th><th>Pay as you go</th><th>Enterprise</th></tr></thead><tbody>` +
+        `<tr><td>Max Events Size (Number of logs to keep)</td><td>10,000</td><td>10,000</td><td>Custom</td></tr>` +
+        `<tr><td>Price per 100K Messages</td><td>N/A</td><td><strong>$1</strong></td><td>Custom</td></tr></tbody></table>`,
+    );
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Data Storage", 0.02],
+      ["Data Transfer to Machine(s) in the same region", 0],
+      ["Data Transfer to Internet", 0.05],
+      ["Price per 100K Messages", 1],
+      ["Enterprise", null],
+    ]);
   });
 
   it("names a table row by its first cell whatever wraps the text, without footnote marks or status notes", () => {

@@ -254,13 +254,14 @@ export function findGridRecords(
     const column = nameText(nameEl);
     // A row label that says more after its name ("Class B Requests: GET, SELECT, and all others") is named by its head.
     const head = /^([^:(]{3,40}?)\s*[:(]/.exec(label)?.[1];
-    if (label !== "" && !plausibleName(label) && head && plausibleName(head) && !priceRowLabel(head)) label = head;
+    const rowName = (text: string) => plausibleName(text, { rowHead: true });
+    if (label !== "" && !rowName(label) && head && rowName(head) && !priceRowLabel(head)) label = head;
     // A row label that is a description rather than a name ("Cost per user/month on annual plans") is the plans'
     // price row too. A column headed by a price label ("Hourly Price", "Cost") holds the prices of the rows: the row
     // label names each.
     const name = priceColumnLabel(column)
       ? label
-      : label === "" || priceRowLabel(label) || !plausibleName(label)
+      : label === "" || priceRowLabel(label) || !rowName(label)
         ? column
         : `${column} – ${label}`;
     if (!name || !plausibleName(name.split(" – ")[0]!)) return;

@@ -71,9 +71,12 @@ function onlyPriceWords(name: string): boolean {
   return name.replace(PRICE_LABEL_WORDS_RE, " ").replace(/[^\p{L}\p{N}]+/gu, "").length === 0;
 }
 
-/** A text that can name a priced record. */
-export function plausibleName(name: string, options: { heading?: boolean } = {}): boolean {
-  const key = options.heading === true ? `h\u0000${name}` : name;
+/**
+ * A text that can name a priced record. A table row's cell may say more (`rowHead`): "Data Transfer to Machine(s) in
+ * the same region" names its row, where a card's name is a few words.
+ */
+export function plausibleName(name: string, options: { heading?: boolean; rowHead?: boolean } = {}): boolean {
+  const key = `${options.heading === true ? "h" : ""}${options.rowHead === true ? "r" : ""}\u0000${name}`;
   let known = plausible.get(key);
   if (known === undefined) {
     if (plausible.size >= 20_000) plausible.clear();
@@ -85,12 +88,19 @@ export function plausibleName(name: string, options: { heading?: boolean } = {})
 /** Answers of plausibleName, once per text (a page repeats its names; the answer is a function of the text). */
 const plausible = new Map<string, boolean>();
 
-function readPlausibleName(name: string, options: { heading?: boolean }): boolean {
+/** How long a table row's cell that names the row may be, in characters and in words. */
+const ROW_HEAD_CHARS = 80;
+const ROW_HEAD_WORDS = 10;
+
+function readPlausibleName(name: string, options: { heading?: boolean; rowHead?: boolean }): boolean {
+  const row = options.rowHead === true;
   return (
     name.length > 0 &&
     !onlyPriceWords(name) &&
-    name.length <= 50 &&
-    name.split(" ").length <= 6 &&
+    name.length <= (row ? ROW_HEAD_CHARS : 50) &&
+    name.split(" ").length <= (row ? ROW_HEAD_WORDS : 6) &&
+    // A sentence is no name, even in a row.
+    (!row || !/[.!?]$/.test(name)) &&
     /\p{L}/u.test(name) &&
     !name.endsWith("?") &&
     !NOT_A_PLAN_RE.test(name) &&
@@ -209,6 +219,7 @@ export function nameCandidates(
   record: Element,
   before: number,
   holdsPrice: (el: Element) => boolean,
+  options: { priced?: boolean } = {},
 ): NameCandidate[] {
   const out: NameCandidate[] = [];
   /** The most prominent billing-option label seen ("Pay-as-you-go" above "1,000 calls"): the block is an option. */
@@ -216,8 +227,12 @@ export function nameCandidates(
   const recordAt = index.at(record);
   const inside = index.inside(record);
   const row = tagName(record) === "tr" || record.attribs.role === "row";
+  // A row that states an amount may be named at length ("Data Transfer to Machine(s) in the same region | $0.00/GB");
+  // a row of limits whose only "price" is "Custom" is named, if at all, as briefly as a card.
+  const longRow = row && options.priced === true;
   const consider = (el: Element, order: number): void => {
-    if (holdsPrice(el) || index.visibleChars(el) === 0 || index.visibleChars(el) > 60) return;
+    if (holdsPrice(el) || index.visibleChars(el) === 0 || index.visibleChars(el) > (longRow ? ROW_HEAD_CHARS : 60))
+      return;
     const named = isHeading(el) || classTokens(el).some((token) => NAME_CLASS_RE.test(token));
     if (!named && !hasOwnText(el)) return;
     // A candidate inside a candidate that already named itself (`<h3><span>Pro</span></h3>`): the outer one stands.
@@ -226,7 +241,7 @@ export function nameCandidates(
     // "Free" names a plan standing on its own line (a heading over "$0"), not opening a sentence ("<strong>Free</strong>
     // for annual plans and Enterprise customers"): there it is a price.
     if (FREE_NAME_RE.test(name) && !aloneOnLine(index, el, name)) return;
-    if (!plausibleName(name, { heading: isHeading(el) })) {
+    if (!plausibleName(name, { heading: isHeading(el), rowHead: longRow })) {
       if (BILLING_WORDS_RE.test(name)) optionLabel = Math.max(optionLabel, prominence(el, order, name));
       return;
     }

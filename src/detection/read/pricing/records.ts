@@ -257,7 +257,7 @@ function recordSet(
       // A subtree holding records of its own is a record only when its own price stands before them (a card's price
       // above its priced feature list), not after them (a section's footnote below its cards).
       if (holdsRecord[index.at(el)] && !ownPriceFirst(index, el, first, holdsRecord)) continue;
-      const candidates = nameCandidates(index, el, index.at(first.el), holdsPrice);
+      const candidates = nameCandidates(index, el, index.at(first.el), holdsPrice, { priced: !first.soft });
       // A line that names its price in bold before it ("<li><strong>Hobby</strong>: $5 / mo</li>"): the bold words.
       // A short line or cell whose text opens with a name before its price, the name no element of its own
       // ("<th>Pro<br><span>$12/mo</span></th>", "<p>IAA Fee (yearly) <span>$0</span></p>"): those words, unless they
