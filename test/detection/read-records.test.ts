@@ -453,6 +453,19 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("names the rows of a volume price table by their tier ('10,000 | $99')", () => {
+    const { pricing } = read(
+      `<h2>Add-on pricing</h2><table><thead><tr><th>Monthly Active Users</th><th>Price (USD)</th></tr></thead><tbody>` +
+        `<tr><td>10,000</td><td>$99</td></tr><tr><td>150,000</td><td>$198</td></tr><tr><td>1-10M</td><td>$990</td></tr>` +
+        `</tbody></table>`,
+    );
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["10,000", 99],
+      ["150,000", 198],
+      ["1-10M", 990],
+    ]);
+  });
+
   it("names a table row by its first cell whatever wraps the text, without footnote marks or status notes", () => {
     const row = (name: string, price: string) => `<tr><td>${name}</td><td>8 vCPU</td><td>${price}</td></tr>`;
     const { pricing } = read(

@@ -101,7 +101,8 @@ function readPlausibleName(name: string, options: { heading?: boolean; rowHead?:
     name.split(" ").length <= (row ? ROW_HEAD_WORDS : 6) &&
     // A sentence is no name, even in a row.
     (!row || !/[.!?]$/.test(name)) &&
-    /\p{L}/u.test(name) &&
+    // A priced row may be named by a number, a tier of volume pricing ("10,000 | $99", "1-10 | $5").
+    (row ? /[\p{L}\p{N}]/u : /\p{L}/u).test(name) &&
     !name.endsWith("?") &&
     !NOT_A_PLAN_RE.test(name) &&
     // A heading is no button: a plan named "Select" or "Start" is a name there.
