@@ -388,6 +388,21 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a cell that says 'Free + …' as a price of 0 beside the row's priced cells", () => {
+    const { pricing } = read(
+      `<h1>Pricing</h1><table><thead><tr><th>User</th><th>Public Repository</th><th>Private Repository</th></tr></thead>` +
+        `<tbody><tr><td>Person</td><td>Free + Access to community cluster</td><td>$10/month + Access to community cluster</td></tr>` +
+        `<tr><td>Organization</td><td>Free + Access to community cluster</td><td>$10/seat/month + Access to community cluster</td></tr>` +
+        `</tbody></table>`,
+    );
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Public Repository – Person", 0],
+      ["Private Repository – Person", 10],
+      ["Public Repository – Organization", 0],
+      ["Private Repository – Organization", 10],
+    ]);
+  });
+
   it("reads a row of 'Free' cells in a table whose other rows are priced as prices at 0", () => {
     const matrix = (egress: string) =>
       `<h1>Pricing</h1><table><thead><tr><th>Component</th><th>Standard</th><th>Archive</th></tr></thead><tbody>` +
@@ -714,6 +729,19 @@ describe("prices in a product's credits", () => {
     const credits = read(page(5)).pricing.filter((plan) => plan.currency === null);
     expect(credits.map((plan) => plan.amount)).toEqual([5, 10]);
     expect(credits.every((plan) => plan.origin === "context")).toBe(true);
+  });
+
+  it("reads and tells a line added to a list at a price another line states ('…for FreeBSD for 5 compute credits')", () => {
+    const freeBSD = page(5).replace(
+      "<li>1000 minutes of 1 virtual CPU for Windows",
+      "<li>1000 minutes of 1 virtual CPU for FreeBSD for 5 compute credits</li><li>1000 minutes of 1 virtual CPU for Windows",
+    );
+    expect(
+      read(freeBSD)
+        .pricing.filter((plan) => plan.currency === null)
+        .map((plan) => plan.amount),
+    ).toEqual([5, 5, 10]);
+    expect(pricingEvents(events(page(5), freeBSD))).toHaveLength(1);
   });
 
   it("tells a change of a price in credits", () => {

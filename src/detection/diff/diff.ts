@@ -232,7 +232,8 @@ function restates(other: PricingPlan, record: PricingPlan): boolean {
   if (other === record || !record.amount || other.amount !== record.amount) return false;
   if ((other.currency ?? record.currency) !== record.currency) return false;
   const name = record.name.replace(/ \(\d+\)$/, "").toLowerCase();
-  return other.key !== record.key && ` ${other.name.toLowerCase()} `.includes(` ${name} `);
+  // Another price of the same context (the second "5 compute credits" of a list) is no restatement: it is the list.
+  return contextGroup(other.key) !== contextGroup(record.key) && ` ${other.name.toLowerCase()} `.includes(` ${name} `);
 }
 
 /** A context price stated under a question (its section's heading or its own label ends with "?"). */

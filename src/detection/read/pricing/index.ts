@@ -157,6 +157,13 @@ function workedExamples(index: ElementIndex): Element[] {
   return out;
 }
 
+/** The mark's element is a list item or sits in one (two levels up at most). */
+function listItem(el: Element): boolean {
+  for (let node: AnyNode | null = el, depth = 0; node && isElement(node) && depth < 3; node = node.parent, depth++)
+    if (tagName(node) === "li") return true;
+  return false;
+}
+
 /** A price a plan sells beside its own: an add-on, or a meter when priced per unit of use. */
 const addonOf = (kind: PriceKind): PriceKind => (kind === "usage" ? "usage" : "addon");
 
@@ -676,9 +683,12 @@ export function extractPricing(
       // at USD $10/month") is advice about that plan, not a price of its own.
       if (found.mark.prose && restatesNamedPlan(index, found.mark, plans)) continue;
       // The same price shown again where it was read before (a mobile copy of a table, a sticky header): one record.
+      // Without a label, a list's line tells a copy from another offer at the same price ("…for Linux for 5 compute
+      // credits", "…for FreeBSD for 5 compute credits").
       const first = found.mark.options[0]!;
       if (readings.shows(found.section, first)) continue;
-      const id = priceId(found.section, found.label, first);
+      const line = found.label === null && listItem(found.mark.el) ? `“${found.mark.text}”` : found.label;
+      const id = priceId(found.section, line, first);
       if (shown.has(id)) continue;
       shown.add(id);
       // A labelled price inside a plan's card is that plan's add-on as it sells it: "Additional user (Starter)".
