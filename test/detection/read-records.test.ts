@@ -916,6 +916,24 @@ describe("a redesign is not a price change", () => {
     expect(event).toMatchObject({ severity: "low", tags: ["pricing", "promotion-started", "pro"] });
   });
 
+  it("bills a price by the words after it: 'Billed annually or $18 month-to-month' is $18 billed monthly", () => {
+    const { pricing } = read(
+      `<h1>Pricing</h1><div class="plans"><div><h3>Starter</h3><div class="amount">$15<small>/user/month</small></div>` +
+        `<p>Billed annually or $18 month-to-month</p></div><div><h3>Pro</h3><div class="amount">$25<small>/user/month</small>` +
+        `</div><p>Billed annually or $30 month-to-month</p></div></div>`,
+    );
+    expect(pricing.map((plan) => plan.prices?.map((o) => [o.amount, o.billing]))).toEqual([
+      [
+        [15, null],
+        [18, "month"],
+      ],
+      [
+        [25, null],
+        [30, "month"],
+      ],
+    ]);
+  });
+
   it("tells a billing option added beside the price that stayed as one low event", () => {
     const more = cards.replace("<p>$29/month</p>", "<p>$29/month</p><p>or $290/year</p>");
     const [event, ...rest] = pricingEvents(events(cards, more));
@@ -947,6 +965,16 @@ describe("narrative only from real narrative", () => {
       <section><h2>Billing questions</h2><p>Payment via Paddle: all major cards and PayPal are accepted, invoices on request.</p></section>`);
     expect(narrative.h1).toEqual(["Simple pricing"]);
     expect(narrative.hero).toBe("Start free, upgrade as your team grows.");
+  });
+
+  it("takes no hero from plan cards that are list items right under the headline", () => {
+    const card = (badge: string, name: string, price: number) =>
+      `<li class="plan">${badge}<span class="badge">${name}</span><div class="amount">$${price}<small>/user/month</small>` +
+      `</div><a href="/signup">Try free</a></li>`;
+    const { narrative } = read(
+      `<h1>Pricing</h1><ul class="pricing">${card("", "Starter", 15)}${card('<span class="ribbon">Most popular</span>', "Pro", 25)}</ul>`,
+    );
+    expect(narrative.hero).toBeNull();
   });
 
   it("has no headline when the page's first h1 stands below its prices (an h1 per plan card)", () => {

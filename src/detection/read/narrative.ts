@@ -73,7 +73,7 @@ const MONEY_RE = /[$€£¥₹]\s?\d|\d\s?(?:€|£|EUR|USD|GBP|zł|Kč)\b|\b(?:
 
 function excluded(index: ElementIndex, el: Element): boolean {
   for (let current: AnyNode | null = el; current && isElement(current); current = current.parent) {
-    if (current !== el && NOT_NARRATIVE_TAGS.test(tagName(current))) return true;
+    if (NOT_NARRATIVE_TAGS.test(tagName(current))) return true;
     if (NOT_NARRATIVE_ROLES.has(current.attribs.role ?? "")) return true;
     if (index.at(current) === -1) break;
   }

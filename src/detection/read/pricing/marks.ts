@@ -186,13 +186,12 @@ function optionsOf(prices: ParsedPrice[], window: string, el: Element): PriceOpt
   // written after them.
   const shared = prices.length === 1 || prices.every((price) => price.period === null) ? period : null;
   return prices.map((price, k) => {
-    // Several prices in one text each say their own billing after them: "$3 (annual) or $4 (monthly)".
+    // A price says its own billing after it: "$3 (annual) or $4 (monthly)", and "Billed annually or $18
+    // month-to-month" bills $18 by the month whatever the words before it say of another price.
     const stated = "start" in price ? (price as StatedPrice) : null;
     const next = prices[k + 1] as StatedPrice | undefined;
-    const own =
-      prices.length > 1 && stated
-        ? segmentBilling(source.slice(stated.end, next && "start" in next ? next.start : undefined))
-        : null;
+    const after = stated ? source.slice(stated.end, next && "start" in next ? next.start : undefined) : "";
+    const own = prices.length > 1 || MONTH_TO_MONTH_RE.test(after) ? segmentBilling(after) : null;
     return {
       amount: price.amount,
       currency: price.amount === null ? null : price.currency,
@@ -203,11 +202,17 @@ function optionsOf(prices: ParsedPrice[], window: string, el: Element): PriceOpt
   });
 }
 
+const MONTH_TO_MONTH_RE = /\bmonth[-\s]to[-\s]month\b/i;
+
 /** The billing a price's own words state: "billed annually", or a bare "(annual)" / "monthly" after it. */
 function segmentBilling(segment: string): "month" | "year" | null {
   return (
     detectBilling(segment) ??
-    (/\b(?:annual|annually|yearly)\b/i.test(segment) ? "year" : /\bmonthly\b/i.test(segment) ? "month" : null)
+    (/\b(?:annual|annually|yearly)\b/i.test(segment)
+      ? "year"
+      : /\bmonthly\b/i.test(segment) || MONTH_TO_MONTH_RE.test(segment)
+        ? "month"
+        : null)
   );
 }
 
