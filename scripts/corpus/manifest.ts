@@ -55,7 +55,15 @@ export interface HistoryVersion {
 }
 
 /** The held-out sets, oldest first: the last is the newest, the one the targets are judged on. */
-export const HELD_OUT_SETS = ["holdout", "holdout-2", "holdout-3", "holdout-4", "holdout-5", "holdout-6"] as const;
+export const HELD_OUT_SETS = [
+  "holdout",
+  "holdout-2",
+  "holdout-3",
+  "holdout-4",
+  "holdout-5",
+  "holdout-6",
+  "holdout-7",
+] as const;
 export type HeldOutSet = (typeof HELD_OUT_SETS)[number];
 export type CorpusSet = "develop" | HeldOutSet;
 

@@ -4,10 +4,18 @@
  */
 import MarkdownIt from "markdown-it";
 import { parse as parseToml } from "smol-toml";
-import { parse as parseYaml } from "yaml";
+import { parse as parseYamlStrict } from "yaml";
 import type { RepoAtCommit } from "../repo.js";
 
 export type Value = unknown;
+
+/**
+ * YAML as the sites' own generators read it: Jekyll (Ruby's Psych) and Hugo keep the last of a mapping's repeated
+ * keys where a strict parser refuses the whole document (a page whose front matter repeats `suits:` lost its plans).
+ */
+function parseYaml(text: string): unknown {
+  return parseYamlStrict(text, { uniqueKeys: false });
+}
 
 const markdown = new MarkdownIt({ html: true, linkify: false, typographer: false });
 
