@@ -4,7 +4,7 @@
  *
  *   tsx scripts/corpus/build.ts [--mirrors DIR] [--only PRODUCT,…]
  *
- * Each repository must be a git directory at `<mirrors>/<owner>+<name>/repo` (default mirrors: /work/.mirror, where
+ * Each repository must be a git directory at `<mirrors>/<owner>+<name>/repo`, or a clone there (default mirrors: /work/.mirror, where
  * the session's fetch tool puts a snapshot). A product whose repository is missing is reported and skipped.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -24,7 +24,9 @@ const only = option("--only")?.split(",") ?? null;
 let failures = 0;
 for (const manifest of loadManifests()) {
   if (only && !only.includes(manifest.product)) continue;
-  const gitDir = path.join(mirrors, manifest.repo.replace("/", "+"), "repo");
+  // A bare mirror, or a clone whose git directory is inside it (`repo/.git`).
+  const mirror = path.join(mirrors, manifest.repo.replace("/", "+"), "repo");
+  const gitDir = existsSync(path.join(mirror, ".git")) ? path.join(mirror, ".git") : mirror;
   if (!existsSync(gitDir)) {
     console.error(`${manifest.product}: no repository at ${gitDir} (fetch github:${manifest.repo} first); skipped`);
     continue;
