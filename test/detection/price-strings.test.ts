@@ -140,6 +140,8 @@ describe("the failure classes, each read exactly or not at all", () => {
     expect(parsePrice("149 kr per måned")?.period).toBe("month");
     expect(parsePrice("¥980 / 月")?.period).toBe("month");
     expect(parsePrice("¥9,800/年")?.period).toBe("year");
+    expect(parsePrice("50K Rupiah Per Tahun")).toMatchObject({ amount: 50000, currency: "IDR", period: "year" });
+    expect(parsePrice("Rp50K per bulan")).toMatchObject({ amount: 50000, currency: "IDR", period: "month" });
   });
 
   it("reads a whole amount written with a dash for its decimals ('20,- EUR', 'Fr. 49.–')", () => {

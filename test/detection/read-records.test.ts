@@ -110,6 +110,33 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a bare number whose currency is the next line ('50K' over 'Rupiah Per Tahun', '49' over 'USD / month')", () => {
+    const card = (name: string, amount: string, unit: string) =>
+      `<div class="row"><div class="col"><p class="h1">Hosting for you</p><p>Made for personal sites.</p></div>` +
+      `<div class="col"><h5 class="card-title">${name}</h5><p class="display-4">${amount}</p><p class="text-muted">${unit}</p>` +
+      `<ul class="checklist"><li><b>500 MB</b> Storage</li><li><b>5</b> Subdomain</li></ul></div></div>`;
+    const { pricing } = read(
+      `<h1>Harga</h1>${card("Paket Lite", "50K", "Rupiah Per Tahun")}${card("Paket Pro", "200K", "Rupiah Per Tahun")}` +
+        `${card("Team", "49", "USD / month")}`,
+    );
+    expect(prices(pricing)).toEqual([
+      { name: "Paket Lite", amount: 50000, currency: "IDR", period: "year" },
+      { name: "Paket Pro", amount: 200000, currency: "IDR", period: "year" },
+      { name: "Team", amount: 49, currency: "USD", period: "month" },
+    ]);
+  });
+
+  it("reads a price split into currency, whole part and cents as one amount ('$' '29' '.99' is 29.99)", () => {
+    const card = (name: string, whole: number) =>
+      `<div class="plan"><h2>${name}</h2><div class="price"><span class="cur">$</span><span class="num">${whole}</span>` +
+      `<span class="cents">.99</span></div><div class="per">/mo</div><ul><li>A</li><li>B</li></ul></div>`;
+    const { pricing } = read(`<h1>Pricing</h1><div class="plans">${card("Lite", 29)}${card("Max", 59)}</div>`);
+    expect(pricing.map(({ name, amount, currency }) => [name, amount, currency])).toEqual([
+      ["Lite", 29.99, "USD"],
+      ["Max", 59.99, "USD"],
+    ]);
+  });
+
   it("names a card by its most prominent text before the price, not by its badge or tagline", () => {
     const card = (name: string, price: number, badge = "") =>
       `<div><p class="tagline">Made for teams</p>${badge}<div class="plan-title">${name}</div><span>$${price}/mo</span><ul><li>a</li></ul></div>`;

@@ -121,6 +121,9 @@ export function isStruck(el: Element): boolean {
   );
 }
 
+/** A text that is a number and nothing else ("49", "1.299,00", "50K"). */
+const BARE_NUMBER_RE = /^\d[\d.,' ]*[kK]?$/;
+
 /** A text that starts with its number (or "from", "only" before it). */
 const BARE_LEAD_RE = /^\s*(?:(?:from|only|just|starting\s+(?:at|from)|ab|dès|desde|a\s+partir\s+de)\s+)?\d/i;
 
@@ -253,7 +256,10 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
       if (bare && index.visibleChars(el) <= MARK_MAX_CHARS && index.sizeInside(el) <= MARK_MAX_ELEMENTS) {
         const text = markText(el);
         const priced = statedPrices(text).filter((p) => p.amount !== null && p.currency !== null);
-        if (priced.length === 1 && priced[0]!.amount === bare.options[0]!.amount) {
+        // The number may be the whole part only: `<span>$</span><span class="num">29</span><span>.99</span>` is 29.99.
+        const whole = priced.length === 1 ? priced[0]!.amount : null;
+        const amount = bare.options[0]!.amount;
+        if (whole !== null && amount !== null && (whole === amount || Math.trunc(whole) === amount)) {
           dead.add(bare);
           marks.push(newMark(el, text, priced, index, bare.struck));
           continue;
@@ -294,6 +300,13 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
       if (prices.length === 0 && !DISCOUNT_RE.test(text) && BARE_LEAD_RE.test(text) && priceClassed(el)) {
         const bare = parsePrice(text, { bareNumber: true });
         if (bare && bare.amount !== null) prices = [bare];
+      }
+      // A bare number whose currency is the next line's first word ("50K" over "Rupiah Per Tahun", "49" over "USD /
+      // month"): the number is the price, in that currency.
+      if (prices.length === 0 && BARE_NUMBER_RE.test(text)) {
+        const line = `${text} ${textAfter(el, index)}`;
+        const beside = statedPrices(line).filter((p) => p.amount !== null && p.currency !== null && p.start === 0);
+        if (beside.length > 0) prices = beside.slice(0, 1);
       }
       // A price in credits is read as running text: by its context, never as another option of a plan's own price.
       const credits = prices.length === 0 ? creditPrices(text) : [];

@@ -84,6 +84,13 @@ const CURRENCY_FORMS: [string, string | null][] = [
   ["рубля", "RUB"],
   ["euro", "EUR"],
   ["euros", "EUR"],
+  ["Rupiah", "IDR"],
+  ["rupiah", "IDR"],
+  ["rupees", "INR"],
+  ["Rupees", "INR"],
+  ["yen", "JPY"],
+  ["ringgit", "MYR"],
+  ["baht", "THB"],
   // Written in words after the amount ("1 compute credit can be bought for 1 US dollar").
   ["US dollars", "USD"],
   ["US dollar", "USD"],
@@ -290,9 +297,9 @@ export function parseAmount(raw: string, currency: string | null = null): number
 // Periods
 
 const MONTH_RE =
-  /\/\s*(?:[a-z]+\s*\/\s*)?(?:mo|mon|mth|month|monat|mois|mes|mês|mese|maand|mån|måned|månad|mnd|mies|měs)\b|\/\s*(?:月|か月|ヶ月)|每月|\bper\s+(?:[a-z-]+\s+){0,3}?(?:mo|month)\b|\ba\s+month\b|\bmonthly\b|\bmonth\b|\bmo\.|\b(?:pro|im)\s+monat\b|\bmonatlich\b|\bpar\s+mois\b|\b(?:al|por|ao)\s+m[eê]s\b|\bper\s+m[åa]ned\b|\bal\s+mese\b|\bper\s+maand\b|\bmiesięcznie\b/i;
+  /\/\s*(?:[a-z]+\s*\/\s*)?(?:mo|mon|mth|month|monat|mois|mes|mês|mese|maand|mån|måned|månad|mnd|mies|měs|bulan|bln)\b|\/\s*(?:月|か月|ヶ月)|每月|\bper\s+(?:[a-z-]+\s+){0,3}?(?:mo|month)\b|\ba\s+month\b|\bmonthly\b|\bmonth\b|\bmo\.|\b(?:pro|im)\s+monat\b|\bmonatlich\b|\bpar\s+mois\b|\b(?:al|por|ao)\s+m[eê]s\b|\bper\s+bulan\b|\bper\s+m[åa]ned\b|\bal\s+mese\b|\bper\s+maand\b|\bmiesięcznie\b/i;
 const YEAR_RE =
-  /\/\s*(?:[a-z]+\s*\/\s*)?(?:yr|year|annum|jahr|an|año|ano|anno|jaar|år|rok)\b|\/\s*年|每年|\bper\s+(?:[a-z-]+\s+){0,3}?(?:yr|year|annum)\b|\ba\s+year\b|\b(?:annually|yearly|annual)\b|\byear\b|\b(?:pro|im)\s+jahr\b|\bjährlich\b|\bpar\s+an\b|\b(?:al|por)\s+año\b|\b(?:ao|por)\s+ano\b|\bper\s+år\b|\ball'anno\b|\bper\s+jaar\b|\brocznie\b/i;
+  /\/\s*(?:[a-z]+\s*\/\s*)?(?:yr|year|annum|jahr|an|año|ano|anno|jaar|år|rok|tahun|thn)\b|\/\s*年|每年|\bper\s+(?:[a-z-]+\s+){0,3}?(?:yr|year|annum)\b|\ba\s+year\b|\b(?:annually|yearly|annual)\b|\byear\b|\b(?:pro|im)\s+jahr\b|\bjährlich\b|\bpar\s+an\b|\b(?:al|por)\s+año\b|\b(?:ao|por)\s+ano\b|\bper\s+tahun\b|\bper\s+år\b|\ball'anno\b|\bper\s+jaar\b|\brocznie\b/i;
 const ONE_TIME_RE = /\bone[-\s]?time\b|\bpay\s+once\b|\bonce\b|\blifetime\b|\bone[-\s]?off\b|\beinmalig\b/i;
 
 const BILLED_YEARLY_RE =
@@ -398,9 +405,17 @@ function amountsIn(stated: string): Amount[] {
         at - shift + token.length + magnitude[0].length,
         at - shift + token.length + magnitude[0].length + 40,
       );
-      if (!beforeForm || !/^\s?[kK]$/.test(magnitude[0]) || !/^\d+$/.test(token) || detectPeriod(rest) === null)
+      // "50K Rupiah Per Tahun": the currency may follow the thousands, as it follows an amount.
+      const wordAfter = beforeForm ? null : currencyAfter(text, at - shift + token.length + magnitude[0].length);
+      if (
+        !(beforeForm || wordAfter) ||
+        !/^\s?[kK]$/.test(magnitude[0]) ||
+        !/^\d+$/.test(token) ||
+        detectPeriod(wordAfter ? rest.slice(wordAfter.length) : rest) === null
+      )
         continue;
       thousands = true;
+      afterForm = wordAfter;
     }
     let end = at - shift + token.length + (magnitude ? magnitude[0].length : 0);
     if (!beforeForm && afterForm) {
