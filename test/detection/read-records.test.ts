@@ -137,6 +137,21 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads the same labels under the prices of many cards as each card's options ('$11.00 / Buy', '$14.00 / Extend')", () => {
+    const card = (name: string, buy: number, extend: number) =>
+      `<div class="col"><div class="d-flex"><div class="h2 card-title">${name}</div>` +
+      `<div><div class="display-4">$ ${buy}.00</div><h6 class="text-muted">Buy</h6></div>` +
+      `<div><div class="h5">$ ${extend}.00</div><h6 class="text-muted">Extend</h6></div></div></div>`;
+    const { pricing } = read(
+      `<h1>Domain Price List</h1><div class="row">${card(".COM", 11, 11)}${card(".ORG", 11, 14)}${card(".XYZ", 3, 12)}</div>`,
+    );
+    expect(pricing.map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([
+      [".COM", [11, 11]],
+      [".ORG", [11, 14]],
+      [".XYZ", [3, 12]],
+    ]);
+  });
+
   it("names a card by its most prominent text before the price, not by its badge or tagline", () => {
     const card = (name: string, price: number, badge = "") =>
       `<div><p class="tagline">Made for teams</p>${badge}<div class="plan-title">${name}</div><span>$${price}/mo</span><ul><li>a</li></ul></div>`;

@@ -74,6 +74,7 @@ const CURRENCY_FORMS: [string, string | null][] = [
   ["lei", "RON"],
   ["Lei", "RON"],
   ["LEI", "RON"],
+  ["Rp.", "IDR"],
   ["Rp", "IDR"],
   ["RM", "MYR"],
   ["лв", "BGN"],

@@ -86,7 +86,52 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
     holdsRecord[i] = 1;
   }
   records.push(...twins(index, records, open, holdsRecord));
-  return records.sort((a, b) => index.at(a.el) - index.at(b.el));
+  return optionLabels(index, records, holdsPrice).sort((a, b) => index.at(a.el) - index.at(b.el));
+}
+
+/** How many cards must repeat one set of labels under their prices for the labels to be options, not names. */
+const MIN_OPTION_CARDS = 3;
+
+/**
+ * Labels under the prices of many cards, the same in each ("$11.00 / Buy", "$14.00 / Extend" in every domain's card):
+ * the options each card prices, not records named "Buy" and "Extend". Each such card is one record with the prices
+ * of its options, named by what stands before its first price (".ORG"). A record set named after its prices and
+ * repeated in fewer cards (a monthly and a yearly pane) stays as it is.
+ */
+function optionLabels(
+  index: ElementIndex,
+  records: FoundRecord[],
+  holdsPrice: (el: Element) => boolean,
+): FoundRecord[] {
+  const byCard = new Map<Element, FoundRecord[]>();
+  for (const record of records) {
+    const card = record.el.parent;
+    const first = record.marks[0];
+    // Named after its price: the label stands below the amount.
+    if (!card || !isElement(card) || !first || index.at(record.nameEl) < index.at(first.el)) continue;
+    const set = byCard.get(card) ?? [];
+    set.push(record);
+    byCard.set(card, set);
+  }
+  const signature = (set: FoundRecord[]) => set.map((record) => record.name.toLowerCase()).join("|");
+  const counts = new Map<string, number>();
+  for (const set of byCard.values())
+    if (set.length >= 2) counts.set(signature(set), (counts.get(signature(set)) ?? 0) + 1);
+  const merged = new Map<FoundRecord, FoundRecord | null>();
+  for (const [card, set] of byCard) {
+    if (set.length < 2 || (counts.get(signature(set)) ?? 0) < MIN_OPTION_CARDS) continue;
+    const marks = set.flatMap((record) => record.marks).sort((a, b) => index.at(a.el) - index.at(b.el));
+    const name = nameCandidates(index, card, index.at(marks[0]!.el), holdsPrice)[0];
+    if (!name || index.at(name.el) > index.at(marks[0]!.el)) continue;
+    const record = { el: card, nameEl: name.el, name: name.name, marks, setSize: 1 };
+    set.forEach((option, k) => merged.set(option, k === 0 ? record : null));
+  }
+  if (merged.size === 0) return records;
+  return records.flatMap((record) => {
+    if (!merged.has(record)) return [record];
+    const card = merged.get(record);
+    return card ? [card] : [];
+  });
 }
 
 /** How far above a "Contact us" its block may start. */
