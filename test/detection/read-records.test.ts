@@ -126,6 +126,21 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a bare number over a line that says it is a price per a period ('50K' over 'Harga per tahun'), not over a quota", () => {
+    const card = (name: string, amount: string, line: string) =>
+      `<div class="row"><div class="col"><p class="h3">${name}</p><p class="display-2">${amount}</p><p>${line}</p></div>` +
+      `<div class="col"><ul class="checklist"><li><b>5</b> Subdomain</li><li><b>6</b> Database</li></ul></div></div>`;
+    const prices = read(
+      `<h1>Daftar Harga</h1>${card("Paket Lite", "50K", "Harga per tahun")}${card("Paket Pro", "200K", "Harga per tahun")}`,
+    );
+    expect(prices.pricing.map(({ name, amount, currency, period }) => [name, amount, currency, period])).toEqual([
+      ["Paket Lite", 50000, null, "year"],
+      ["Paket Pro", 200000, null, "year"],
+    ]);
+    const quotas = read(`<h1>Limits</h1>${card("Builds", "100", "per month")}${card("Deploys", "500", "per month")}`);
+    expect(quotas.pricing).toEqual([]);
+  });
+
   it("reads a price split into currency, whole part and cents as one amount ('$' '29' '.99' is 29.99)", () => {
     const card = (name: string, whole: number) =>
       `<div class="plan"><h2>${name}</h2><div class="price"><span class="cur">$</span><span class="num">${whole}</span>` +

@@ -121,6 +121,9 @@ export function isStruck(el: Element): boolean {
   );
 }
 
+/** A line that says what stands above it is a price: "Price per month", "Harga per tahun", "Preis pro Monat". */
+const PRICE_LINE_RE = /^\s*(?:price|pricing|cost|harga|biaya|preis|prix|precio|preço|prezzo|prijs|cena|pris)\b/i;
+
 /** A text that is a number and nothing else ("49", "1.299,00", "50K"). */
 const BARE_NUMBER_RE = /^\d[\d.,' ]*[kK]?$/;
 
@@ -303,10 +306,21 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
       }
       // A bare number whose currency is the next line's first word ("50K" over "Rupiah Per Tahun", "49" over "USD /
       // month"): the number is the price, in that currency.
+      // Without a currency, only where the next line says it is a price and per what ("50K" over "Harga per tahun",
+      // "12" over "Price per month"): a number over "per month" alone is as often a quota.
       if (prices.length === 0 && BARE_NUMBER_RE.test(text)) {
-        const line = `${text} ${textAfter(el, index)}`;
-        const beside = statedPrices(line).filter((p) => p.amount !== null && p.currency !== null && p.start === 0);
+        const after = textAfter(el, index);
+        const beside = statedPrices(`${text} ${after}`).filter(
+          (p) => p.amount !== null && p.currency !== null && p.start === 0,
+        );
         if (beside.length > 0) prices = beside.slice(0, 1);
+        else {
+          const line = after.slice(0, 40);
+          const period = PRICE_LINE_RE.test(line) ? detectPeriod(line) : null;
+          const whole = period ? parseAmount(text.replace(/\s?[kK]$/, "")) : null;
+          if (whole !== null)
+            prices = [{ amount: /[kK]$/.test(text) ? whole * 1000 : whole, currency: null, period, isFree: whole === 0 }];
+        }
       }
       // A price in credits is read as running text: by its context, never as another option of a plan's own price.
       const credits = prices.length === 0 ? creditPrices(text) : [];
