@@ -991,6 +991,20 @@ describe("a redesign is not a price change", () => {
     ]);
   });
 
+  it("raises no event when a comparison table restating the cards' prices is added (headed 'PRO' over 'Get Started')", () => {
+    const card = (name: string, shown: string, hidden: string) =>
+      `<div class="plan"><h3>${name}</h3><div class="pricing"><h4 class="price-value">${shown}</h4>` +
+      `<h4 class="price-value hidden">${hidden}</h4></div><p>Per user / month</p><ul><li>Cloud storage</li><li>Support</li></ul></div>`;
+    const cards = `<h1>Pricing</h1><div class="plans">${card("COMMUNITY", "FREE", "FREE")}${card("PRO", "$4", "$6")}${card("TEAM", "$10", "$12")}</div>`;
+    const head = (name: string) => `<th><h4>${name}</h4><a href="/start">Get Started</a></th>`;
+    const table =
+      `<h2>Compare our plans</h2><table><thead><tr><th></th>${head("COMMUNITY")}${head("PRO")}${head("TEAM")}</tr></thead>` +
+      `<tbody><tr><td><span class="feature-name">Subscription Price</span><span class="tooltip">Cost per Member</span></td>` +
+      `<td>$0</td><td>$6</td><td>$12</td></tr></tbody></table>`;
+    expect(read(cards).pricing.map((plan) => plan.name)).toEqual(["COMMUNITY", "PRO", "TEAM"]);
+    expect(pricingEvents(events(cards, cards + table))).toEqual([]);
+  });
+
   it("tells a billing option added beside the price that stayed as one low event", () => {
     const more = cards.replace("<p>$29/month</p>", "<p>$29/month</p><p>or $290/year</p>");
     const [event, ...rest] = pricingEvents(events(cards, more));

@@ -5,7 +5,7 @@
  * same way when a row of names with as many cells stands above the priced row (a grid whose columns are plans, each a
  * `div` with its name on top, is a record set instead: records.ts).
  */
-import { isElement, tagName, textContent, collapse, type AnyNode, type Element } from "../../parse/html.js";
+import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import type { PriceMark } from "./marks.js";
 import { nameText, plausibleName, priceColumnLabel, priceRowLabel } from "./names.js";
@@ -90,11 +90,16 @@ function rowsOf(index: ElementIndex, table: Element): Element[] {
     .slice(0, 400);
 }
 
+/** How much a header cell holds at most: a name, a tagline, a button; a card with its feature list is no head cell. */
+const MAX_HEAD_CELL_CHARS = 120;
+const MAX_HEAD_CELL_ELEMENTS = 8;
+
 /**
  * A header row: cells that name things, none of them priced, at least two different names (a row of "Unlimited" is a
  * feature's values, not a header); the names by column.
  */
 function headerNames(
+  index: ElementIndex,
   row: Element,
   holdsMark: (el: Element) => boolean,
   cells: { cell: Element; column: number; width: number }[] = cellsOf(row),
@@ -103,10 +108,15 @@ function headerNames(
   const names = new Map<number, Element>();
   const distinct = new Set<string>();
   for (const { cell, column, width } of cells) {
-    const name = nameText(cell);
+    // A head cell is a name and perhaps a button, not a card whose first line is a heading.
+    if (index.visibleChars(cell) > MAX_HEAD_CELL_CHARS || index.sizeInside(cell) > MAX_HEAD_CELL_ELEMENTS) continue;
+    // A heading in a table's head cell is its name, without the button under it ("<th><h4>PRO</h4><a>Get
+    // Started</a></th>").
+    const heading = tagName(cell) === "th" ? index.inside(cell).find(isHeading) : undefined;
+    const name = nameText(heading ?? cell);
     if (!plausibleName(name)) continue;
     distinct.add(name.toLowerCase());
-    for (let c = column; c < column + width; c++) names.set(c, cell);
+    for (let c = column; c < column + width; c++) names.set(c, heading ?? cell);
   }
   return distinct.size >= 2 ? names : null;
 }
@@ -242,7 +252,7 @@ export function findGridRecords(
       const cells = columns
         ? row.children.filter(isElement).map((cell) => ({ cell, ...(columns.get(cell) ?? { column: 0, width: 1 }) }))
         : undefined;
-      headerCache.set(row, headerNames(row, holdsMark, cells));
+      headerCache.set(row, headerNames(index, row, holdsMark, cells));
     }
     return headerCache.get(row)!;
   };

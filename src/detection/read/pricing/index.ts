@@ -377,6 +377,21 @@ function sameOption(a: PriceOption, b: PriceOption): boolean {
   );
 }
 
+/**
+ * The same price as far as both readings say: a comparison table's "$6" without its period is the card's "$6 per
+ * user / month" (a name read twice with a price in common is one record).
+ */
+function mayBeSame(a: PriceOption, b: PriceOption): boolean {
+  return (
+    a.amount === b.amount &&
+    (a.currency === b.currency || a.currency === null || b.currency === null) &&
+    (a.period === b.period || a.period === null || b.period === null)
+  );
+}
+
+/** How much an option states beyond its amount. */
+const said = (option: PriceOption): number => Number(option.currency !== null) + Number(option.period !== null);
+
 /** The records read so far, by key, with the heading of the section each was read in. */
 class Readings {
   readonly plans = new Map<string, PricingPlan>();
@@ -404,7 +419,7 @@ class Readings {
       before !== section &&
       plan.amount !== null &&
       existing.amount !== null &&
-      !priceOptions(plan).some((option) => priceOptions(existing).some((o) => sameOption(o, option)));
+      !priceOptions(plan).some((option) => priceOptions(existing).some((o) => mayBeSame(o, option)));
     if (!apart || !existing) {
       if (!existing) this.sections.set(plan.key, section);
       this.positions.set(plan.key, Math.min(position, this.positions.get(plan.key) ?? position));
@@ -467,9 +482,16 @@ function addPlan(plans: Map<string, PricingPlan>, plan: PricingPlan): void {
   for (const option of priceOptions(other)) {
     // Another reading that shows the promotional price (a sticky header without the struck list price) adds nothing.
     if (option.amount !== null && option.amount === kept.promo_amount) continue;
-    if (!options.some((o) => sameOption(o, option))) options.push(option);
+    // The same price as far as both say ("$6" in a comparison table, "$6 per user / month" on the card): one option,
+    // the one that says more.
+    const twin = options.findIndex((o) => mayBeSame(o, option));
+    if (twin === -1) options.push(option);
+    else if (said(option) > said(options[twin]!)) options[twin] = option;
   }
   if (options.length === 0) return;
+  // The record's own price says as much as its option does.
+  const first = options[0]!;
+  if (kept.amount === first.amount) Object.assign(kept, { currency: first.currency, period: first.period });
   if (kept.amount === null)
     Object.assign(kept, {
       amount: options[0]!.amount,

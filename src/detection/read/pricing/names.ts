@@ -13,7 +13,7 @@ const BADGE_AROUND_RE = new RegExp(
   `^(?:${BADGE_WORDS})\\s*[:–—-]?\\s+(?=\\S)|(\\S)\\s*[(–—-]?\\s*(?:${BADGE_WORDS})[)!]?$`,
   "i",
 );
-const BADGE_CLASS_RE = /badge|tag|pill|ribbon|label|popular|recommended|chip|flag|sticker|promo/i;
+const BADGE_CLASS_RE = /badge|tag|pill|ribbon|label|popular|recommended|chip|flag|sticker|promo|tooltip/i;
 /** Permalink anchors that documentation themes put inside headings (mkdocs' `¶`, `#`, `§`): not part of a name. */
 const PERMALINK_CLASS_RE = /headerlink|anchor|permalink/i;
 /** A period or unit note inside a label ("Additional user<span class="period">per month</span>"): not the name. */
@@ -30,7 +30,7 @@ const BADGE_TEXT_RE =
 const BILLING_WORDS_RE =
   /^(?:pay[-\s]as[-\s]you[-\s]go|pre-?(?:purchased?|paid)|prepaid|on[-\s]demand|pay\s+per\s+use|metered)$|^(?:(?:billed|paid|pay)\s+)?(?:monthly|annual(?:ly)?|yearly|month|year|quarterly|weekly|daily|once|one[-\s]time|lifetime)(?:\s+(?:billing|plan|pricing|price|subscription|payment))?$|^(?:per|a|\/)\s*(?:month|year|mo|yr|user|seat|member)\b|^(?:monatlich|jährlich|mensuel|annuel)$/i;
 const PRICE_WORDS_RE =
-  /^(?:(?:monthly|annual|yearly|total|list|base|your)\s+)?(?:price|pricing|prices|cost|fee|fees|total|rate|amount)s?:?$|^(?:from|starting\s+(?:at|from)|only|just|was|now|then|or|and|per)$/i;
+  /^(?:(?:monthly|annual|yearly|total|list|base|your|subscription|plan|license|licence|membership)\s+)?(?:price|pricing|prices|cost|fee|fees|total|rate|amount)s?:?$|^(?:from|starting\s+(?:at|from)|only|just|was|now|then|or|and|per)$/i;
 
 /** A row label that says "this row holds the plans' prices" ("Price", "Monthly price", "Billed annually", "Per user"). */
 export function priceRowLabel(label: string): boolean {

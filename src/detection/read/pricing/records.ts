@@ -370,6 +370,10 @@ function recordSet(
         record.candidates[0]!;
       return { el: record.el, nameEl: chosen.el, name: chosen.name, marks: record.marks, setSize: named.length };
     });
+    // Blocks that all bear one name are copies of one price (the shown and the hidden "FREE" of a monthly/yearly
+    // switch), not a set of plans; table rows sharing a first cell are told apart below.
+    const row = (el: Element) => tagName(el) === "tr" || el.attribs.role === "row";
+    if (!found.some((record) => row(record.el)) && new Set(found.map((r) => r.name.toLowerCase())).size === 1) continue;
     return distinctRowNames(found);
   }
   return [];
