@@ -167,6 +167,21 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a card of the plans' own name shape whose name says 'Free' as a free plan, without a price of its own", () => {
+    const card = (name: string, price: number) =>
+      `<div class="box"><h2 class="plan-name">${name}</h2><div class="plan-price"><span class="currency">$</span>` +
+      `<span class="price">${price}</span><span class="month">/mo</span></div></div>`;
+    const { pricing } = read(
+      `<h1>Plans</h1><div class="box"><h2 class="plan-name">Free Push</h2><p>Our free plan gives unlimited ` +
+        `notifications up to 5,000 users.</p></div><div class="plans">${card("Start Push", 199)}${card("More Push", 399)}</div>`,
+    );
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Free Push", 0],
+      ["Start Push", 199],
+      ["More Push", 399],
+    ]);
+  });
+
   it("names a card by its most prominent text before the price, not by its badge or tagline", () => {
     const card = (name: string, price: number, badge = "") =>
       `<div><p class="tagline">Made for teams</p>${badge}<div class="plan-title">${name}</div><span>$${price}/mo</span><ul><li>a</li></ul></div>`;

@@ -86,6 +86,7 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
     holdsRecord[i] = 1;
   }
   records.push(...twins(index, records, open, holdsRecord));
+  records.push(...freeTwins(index, records));
   return optionLabels(index, records, holdsPrice).sort((a, b) => index.at(a.el) - index.at(b.el));
 }
 
@@ -201,6 +202,43 @@ function inSentence(el: Element): boolean {
     if (siblings.some(isElement)) return false;
   }
   return false;
+}
+
+/** A name that says the plan is free: "Free Push", "Free", "Gratis". */
+const FREE_PLAN_NAME_RE = /^(?:free|gratis|kostenlos|gratuit)\b/i;
+
+/**
+ * A free plan told by its name alone: a block headed by an element of the set's name shape (classed: `h2.plan-name`)
+ * whose name says "Free" ("Free Push" over "Our free plan can provide…"), with no price of its own. It is an offer at
+ * 0, as the set's template shows it.
+ */
+function freeTwins(index: ElementIndex, records: FoundRecord[]): FoundRecord[] {
+  const shapes = new Set(records.map((record) => shapeOf(record.nameEl)).filter((shape) => !shape.endsWith(".")));
+  if (shapes.size === 0) return [];
+  const named = new Set(records.map((record) => record.name.toLowerCase()));
+  const inRecord = index.insideAny(records.map((record) => record.el));
+  const found: FoundRecord[] = [];
+  const tags = new Set([...shapes].map((shape) => shape.slice(0, shape.indexOf("."))));
+  for (const el of index.elements) {
+    if (!tags.has(tagName(el)) || index.visibleChars(el) > 40 || !shapes.has(shapeOf(el)) || inRecord(el)) continue;
+    const name = nameText(el);
+    if (!FREE_PLAN_NAME_RE.test(name) || !plausibleName(name) || named.has(name.toLowerCase())) continue;
+    const block = el.parent && isElement(el.parent) ? el.parent : el;
+    const mark: PriceMark = {
+      el,
+      standalone: true,
+      text: name,
+      window: name,
+      options: [{ amount: 0, currency: null, period: null, billing: null }],
+      soft: true,
+      struck: false,
+      increment: false,
+      prose: false,
+    };
+    found.push({ el: block, nameEl: el, name, marks: [mark], setSize: 1 });
+    named.add(name.toLowerCase());
+  }
+  return found;
 }
 
 /** How far above a price its record's name and price meet (a card's title and price share a parent or two). */
