@@ -540,6 +540,31 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a price cell's period from its column's head ('Plan | Monthly | Annual')", () => {
+    const row = (name: string, month: number) =>
+      `<tr><td>${name}</td><td>$${month}</td><td>$${month * 10}</td><td>1</td></tr>`;
+    const { pricing } = read(
+      `<h1>Plans</h1><table><thead><tr><th>Plan</th><th>Monthly</th><th>Annual</th><th>Seats</th></tr></thead><tbody>` +
+        `${row("Solo", 12)}${row("Team", 39)}</tbody></table>`,
+    );
+    expect(pricing.map((plan) => [plan.name, plan.prices?.map((o) => [o.amount, o.period])])).toEqual([
+      [
+        "Solo",
+        [
+          [12, "month"],
+          [120, "year"],
+        ],
+      ],
+      [
+        "Team",
+        [
+          [39, "month"],
+          [390, "year"],
+        ],
+      ],
+    ]);
+  });
+
   it("names the rows of a volume price table by their tier ('10,000 | $99')", () => {
     const { pricing } = read(
       `<h2>Add-on pricing</h2><table><thead><tr><th>Monthly Active Users</th><th>Price (USD)</th></tr></thead><tbody>` +

@@ -186,7 +186,8 @@ function textAfter(el: Element, index: ElementIndex): string {
 
 function optionsOf(prices: ParsedPrice[], window: string, el: Element): PriceOption[] {
   const billing = detectBilling(window) ?? billingFromAncestors(el, 6);
-  const period = detectPeriod(window);
+  // A table's price cell says its period in its column's head ("Plan | Monthly | Annual").
+  const period = detectPeriod(window) ?? (prices.every((price) => price.period === null) ? columnPeriod(el) : null);
   const source = collapse(window);
   // Several prices none of which states its period (the two ends of "$12-25" before "per user/month") share the one
   // written after them.
@@ -209,6 +210,39 @@ function optionsOf(prices: ParsedPrice[], window: string, el: Element): PriceOpt
 }
 
 const MONTH_TO_MONTH_RE = /\bmonth[-\s]to[-\s]month\b/i;
+
+/** The period a table cell's column head states ("Monthly", "Annual", "Per year"), if the cell is in a table. */
+function columnPeriod(el: Element): BillingPeriod | null {
+  let cell: AnyNode | null = el;
+  for (let depth = 0; cell && isElement(cell) && depth < 3 && tagName(cell) !== "td"; depth++) cell = cell.parent;
+  if (!cell || !isElement(cell) || tagName(cell) !== "td") return null;
+  const row = cell.parent;
+  if (!row || !isElement(row) || tagName(row) !== "tr") return null;
+  const column = row.children.filter(isElement).indexOf(cell);
+  let table: AnyNode | null = row.parent;
+  if (table && isElement(table) && /^(?:tbody|thead|tfoot)$/.test(tagName(table))) table = table.parent;
+  if (!table || !isElement(table) || tagName(table) !== "table") return null;
+  const head = headRow(table);
+  if (!head || head === row) return null;
+  const headCell = head.children.filter(isElement)[column];
+  if (!headCell) return null;
+  const text = collapse(textContent(headCell));
+  return text.length <= 40 ? detectPeriod(text) : null;
+}
+
+/** A table's head row: its `thead`'s first row, else its first row when that row is all `th`. */
+function headRow(table: Element): Element | null {
+  for (const child of table.children) {
+    if (!isElement(child) || /^(?:caption|colgroup|col)$/.test(tagName(child))) continue;
+    if (tagName(child) === "thead")
+      return (child.children.find((row) => isElement(row) && tagName(row) === "tr") as Element | null) ?? null;
+    const first =
+      tagName(child) === "tr" ? child : child.children.find((row) => isElement(row) && tagName(row) === "tr");
+    if (!first || !isElement(first)) return null;
+    return first.children.filter(isElement).every((cell) => tagName(cell) === "th") ? first : null;
+  }
+  return null;
+}
 
 /** The billing a price's own words state: "billed annually", or a bare "(annual)" / "monthly" after it. */
 function segmentBilling(segment: string): "month" | "year" | null {
@@ -319,7 +353,9 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
           const period = PRICE_LINE_RE.test(line) ? detectPeriod(line) : null;
           const whole = period ? parseAmount(text.replace(/\s?[kK]$/, "")) : null;
           if (whole !== null)
-            prices = [{ amount: /[kK]$/.test(text) ? whole * 1000 : whole, currency: null, period, isFree: whole === 0 }];
+            prices = [
+              { amount: /[kK]$/.test(text) ? whole * 1000 : whole, currency: null, period, isFree: whole === 0 },
+            ];
         }
       }
       // A price in credits is read as running text: by its context, never as another option of a plan's own price.
