@@ -244,7 +244,7 @@ class ItemNames {
 }
 
 /** The list item a price's element is, or sits in (two levels up at most). */
-function listItemOf(el: Element): Element | null {
+export function listItemOf(el: Element): Element | null {
   for (let node: AnyNode | null = el, depth = 0; node && isElement(node) && depth < 3; node = node.parent, depth++) {
     if (tagName(node) === "li") return node;
   }

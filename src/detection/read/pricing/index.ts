@@ -30,7 +30,7 @@ import {
 import { ElementIndex } from "../../parse/tree.js";
 import type { JsonLd } from "../jsonld.js";
 import { maskVolatile } from "../../parse/mask.js";
-import { afterLabel, contextRecords } from "./context.js";
+import { afterLabel, contextRecords, listItemOf } from "./context.js";
 import { ColumnLabels, findColumnLabels, findGridRecords, findSplitColumns } from "./grids.js";
 import { findMarks, type PriceMark } from "./marks.js";
 import { detectBilling, detectPeriod, firstPriceIndex, parsePrice, usageUnit } from "./money.js";
@@ -155,13 +155,6 @@ function workedExamples(index: ElementIndex): Element[] {
     }
   }
   return out;
-}
-
-/** The mark's element is a list item or sits in one (two levels up at most). */
-function listItem(el: Element): boolean {
-  for (let node: AnyNode | null = el, depth = 0; node && isElement(node) && depth < 3; node = node.parent, depth++)
-    if (tagName(node) === "li") return true;
-  return false;
 }
 
 /** A price a plan sells beside its own: an add-on, or a meter when priced per unit of use. */
@@ -709,7 +702,7 @@ export function extractPricing(
       // credits", "…for FreeBSD for 5 compute credits").
       const first = found.mark.options[0]!;
       if (readings.shows(found.section, first)) continue;
-      const line = found.label === null && listItem(found.mark.el) ? `“${found.mark.text}”` : found.label;
+      const line = found.label === null && listItemOf(found.mark.el) ? `“${found.mark.text}”` : found.label;
       const id = priceId(found.section, line, first);
       if (shown.has(id)) continue;
       shown.add(id);

@@ -388,19 +388,7 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
       // A numbered heading ("1. Free plan") says the same without its number.
       const words = isHeading(el) ? text.replace(/^\d{1,2}[.)]\s+/, "") : text;
       const soft = FREE_TEXT_RE.test(words) ? 0 : CONTACT_TEXT_RE.test(words) || onRequest ? null : undefined;
-      if (soft !== undefined) {
-        mark = {
-          el,
-          standalone: true,
-          text,
-          window: text,
-          options: [{ amount: soft, currency: null, period: null, billing: null }],
-          soft: true,
-          struck: false,
-          increment: false,
-          prose: false,
-        };
-      }
+      if (soft !== undefined) mark = softMark(el, text, soft);
     }
     if (mark) {
       marks.push(mark);
@@ -419,6 +407,21 @@ function calculationResult(el: Element): boolean {
   while (previous && previous.type === "text" && (previous as { data: string }).data.trim() === "")
     previous = previous.prev;
   return previous?.type === "text" && /=\s*$/.test((previous as { data: string }).data);
+}
+
+/** A price without a number: "Free" (0) or "Contact us" (null), stated by `el`'s text. */
+export function softMark(el: Element, text: string, amount: 0 | null): PriceMark {
+  return {
+    el,
+    standalone: true,
+    text,
+    window: text,
+    options: [{ amount, currency: null, period: null, billing: null }],
+    soft: true,
+    struck: false,
+    increment: false,
+    prose: false,
+  };
 }
 
 function newMark(el: Element, text: string, prices: ParsedPrice[], index: ElementIndex, struck: boolean): PriceMark {

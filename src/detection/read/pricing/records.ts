@@ -11,7 +11,7 @@
  */
 import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
-import type { PriceMark } from "./marks.js";
+import { softMark, type PriceMark } from "./marks.js";
 import { shapeOf } from "./grids.js";
 import { firstPriceIndex } from "./money.js";
 import { nameCandidates, nameText, plausibleName, type NameCandidate } from "./names.js";
@@ -224,18 +224,7 @@ function freeTwins(index: ElementIndex, records: FoundRecord[]): FoundRecord[] {
     const name = nameText(el);
     if (!FREE_PLAN_NAME_RE.test(name) || !plausibleName(name) || named.has(name.toLowerCase())) continue;
     const block = el.parent && isElement(el.parent) ? el.parent : el;
-    const mark: PriceMark = {
-      el,
-      standalone: true,
-      text: name,
-      window: name,
-      options: [{ amount: 0, currency: null, period: null, billing: null }],
-      soft: true,
-      struck: false,
-      increment: false,
-      prose: false,
-    };
-    found.push({ el: block, nameEl: el, name, marks: [mark], setSize: 1 });
+    found.push({ el: block, nameEl: el, name, marks: [softMark(el, name, 0)], setSize: 1 });
     named.add(name.toLowerCase());
   }
   return found;
