@@ -521,6 +521,27 @@ describe("records from the page's own repetition", () => {
     expect(pricing.find((plan) => plan.amount === 10.7)!.name).toBe("VM Price – shared-cpu-1x, 40GB volumes");
   });
 
+  it("reads no record from a comparison table's row of limits ending in 'Custom', but a plan row priced 'Contact us'", () => {
+    const limits = read(
+      `<h1>Pricing</h1><table><thead><tr><th>Feature</th><th>Free</th><th>Pay as you go</th><th>Enterprise</th></tr>` +
+        `</thead><tbody><tr><td>Max DLQ Size</td><td>1,000</td><td>10,000</td><td>Custom</td></tr>` +
+        `<tr><td>Max Delay</td><td>7 days</td><td>30 days</td><td>Custom</td></tr>` +
+        `<tr><td>Price per 100K Messages</td><td>N/A</td><td>$1</td><td>Custom</td></tr></tbody></table>`,
+    );
+    expect(limits.pricing.map((plan) => plan.name)).not.toContain("Max DLQ Size");
+    expect(limits.pricing.map((plan) => plan.name)).not.toContain("Max Delay");
+    const plans = read(
+      `<h1>Pricing</h1><table><tr><th>Plan</th><th>Price</th><th>Users</th></tr><tr><td>Starter</td><td>$9/mo</td>` +
+        `<td>1</td></tr><tr><td>Growth</td><td>$29/mo</td><td>5</td></tr><tr><td>Enterprise</td><td>Contact us</td>` +
+        `<td>Unlimited</td></tr></table>`,
+    );
+    expect(plans.pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Starter", 9],
+      ["Growth", 29],
+      ["Enterprise", null],
+    ]);
+  });
+
   it("names a priced table row by a long first cell, but a row of limits priced 'Custom' not at all", () => {
     const { pricing } = read(
       `<h1>Pricing</h1><table><thead><tr><th>Component</th><th>Price</th></tr></thead><tbody>` +

@@ -386,7 +386,8 @@ function recordSet(
       return size <= median * factor && size * factor >= median;
     });
     if (alike.length < 2) continue;
-    named.splice(0, named.length, ...alike);
+    named.splice(0, named.length, ...alike.filter((record) => !limitRow(record, anchors)));
+    if (named.length < 2) continue;
     // The slot most records name themselves from.
     const slots = new Map<string, number>();
     for (const record of named) slots.set(record.candidates[0]!.slot, (slots.get(record.candidates[0]!.slot) ?? 0) + 1);
@@ -404,6 +405,28 @@ function recordSet(
     return distinctRowNames(found);
   }
   return [];
+}
+
+/** The index of the cell of a table row that holds `el`, or -1. */
+function cellIndex(row: Element, el: Element): number {
+  const cells = row.children.filter(isElement);
+  return cells.findIndex((cell) => cell === el || within(cell, el));
+}
+
+/**
+ * A table row whose only "price" is "Custom" in a column where no other row states a number ("Max DLQ Size | 1,000 |
+ * 10,000 | Custom" under plan columns): a limit, not an offer. A plan row priced "Contact us" in the rows' price column
+ * ("Enterprise | Contact us | Unlimited") stays a record.
+ */
+function limitRow(record: { el: Element; marks: PriceMark[] }, priced: { el: Element; marks: PriceMark[] }[]): boolean {
+  const row = record.el;
+  if ((tagName(row) !== "tr" && row.attribs.role !== "row") || record.marks.some((mark) => !mark.soft)) return false;
+  const columns = new Set<number>();
+  for (const other of priced) {
+    const first = other.marks.find((mark) => !mark.soft);
+    if (first && other.el !== row) columns.add(cellIndex(other.el, first.el));
+  }
+  return columns.size > 0 && record.marks.every((mark) => !columns.has(cellIndex(row, mark.el)));
 }
 
 /** A record reads at most this many of its own marks (a card states a few prices; more is a table inside it). */
