@@ -63,6 +63,7 @@ export const HELD_OUT_SETS = [
   "holdout-5",
   "holdout-6",
   "holdout-7",
+  "holdout-8",
 ] as const;
 export type HeldOutSet = (typeof HELD_OUT_SETS)[number];
 export type CorpusSet = "develop" | HeldOutSet;

@@ -2,8 +2,9 @@
  * Renders a product's pricing page, as its repository kept it at one commit, to the static HTML a visitor would get,
  * without running any of the product's code (the corpus of test/fixtures/pricing-histories/). Each dialect is read
  * by an interpreter of its own: the brace dialects (Django, Jinja2, Liquid/Jekyll, Twig) in brace.ts, Markdown pages
- * (plain, MkDocs, MDX, Jekyll) here, Go templates (a Go web service's) in go.ts, Hugo sites (content pages and
- * layouts, on go.ts) in hugo.ts, ERB (Rails, Middleman, Sitepress) in erb.ts; PHP and Handlebars are not read yet.
+ * (plain, MkDocs, MDX, Jekyll) and Eleventy pages (Nunjucks or Liquid over the site's data and layouts) here, Go
+ * templates (a Go web service's) in go.ts, Hugo sites (content pages and layouts, on go.ts) in hugo.ts, ERB (Rails,
+ * Middleman, Sitepress) in erb.ts; PHP and Handlebars are not read yet.
  * What only the product's server could compute (a database query, a signed-in visitor's state, a custom tag) renders
  * as nothing.
  */
@@ -26,7 +27,7 @@ import {
   type Value,
 } from "./values.js";
 
-export type Dialect = BraceDialect | "markdown" | "jekyll" | "hugo" | "go" | "erb" | "php" | "html";
+export type Dialect = BraceDialect | "markdown" | "jekyll" | "eleventy" | "hugo" | "go" | "erb" | "php" | "html";
 
 export interface RenderOptions {
   /** The dialect, when the file's extension and content do not tell it. */
@@ -93,6 +94,8 @@ function isHugoLayout(repo: RepoAtCommit, file: string): boolean {
 export function detectDialect(repo: RepoAtCommit, file: string, source: string): Dialect {
   const ext = path.posix.extname(file).toLowerCase();
   const jekyll = jekyllRoot(repo, file) !== null;
+  if (!jekyll && eleventyConfig(repo) !== null && [".md", ".markdown", ".html", ".njk", ".liquid"].includes(ext))
+    return "eleventy";
   if (
     file.startsWith("content/") &&
     [".md", ".markdown", ".mkd", ".html", ".htm"].includes(ext) &&
@@ -132,6 +135,8 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
       return renderMarkdownPage(source, context);
     case "jekyll":
       return renderJekyll(repo, file, source, context, options.filters);
+    case "eleventy":
+      return renderEleventy(repo, file, source, context, options.filters);
     case "hugo": {
       const page = renderHugoPage(repo, file, source, context);
       return wrap(page.html, page.title);
@@ -232,6 +237,90 @@ function renderJekyll(
     content = renderBrace(
       { path: found, source: layoutBody },
       { ...options, globals: { ...globals, content, layout } },
+    );
+    layoutName = textOf(layout.layout);
+  }
+  return wrap(content, textOf(page.title) || null);
+}
+
+const ELEVENTY_CONFIGS = [
+  "eleventy.config.js",
+  "eleventy.config.mjs",
+  "eleventy.config.cjs",
+  "eleventy.config.ts",
+  ".eleventy.js",
+  ".eleventy.cjs",
+];
+
+/** The text of an Eleventy site's configuration file at the repository's root; null when there is none. */
+export function eleventyConfig(repo: RepoAtCommit): string | null {
+  for (const name of ELEVENTY_CONFIGS) {
+    const text = repo.read(name);
+    if (text !== null) return text;
+  }
+  return null;
+}
+
+/**
+ * An Eleventy (11ty) site's page: its configuration's `dir` (input, includes, layouts, data: read from the returned
+ * object's literal strings), global data from the data directory's JSON/YAML files (JavaScript data files are not
+ * run), the page's front matter, the template engine the configuration names for HTML and Markdown files (`njk`:
+ * Nunjucks, read as Jinja; otherwise Liquid), Markdown to HTML for a Markdown page, then its layout chain
+ * (`layout:` in front matter, looked up under the layouts or includes directory, `{{ content }}` where it goes).
+ */
+function renderEleventy(
+  repo: RepoAtCommit,
+  file: string,
+  source: string,
+  context: Record<string, Value>,
+  filters?: Record<string, string>,
+): string {
+  const config = eleventyConfig(repo) ?? "";
+  const setting = (key: string) =>
+    new RegExp(`\\b${key}\\s*:\\s*["'\`]([^"'\`]*)["'\`]`).exec(config)?.[1]?.trim() ?? null;
+  const norm = (dir: string) =>
+    path.posix
+      .normalize(dir)
+      .replace(/^\.\/?|\/+$/g, "")
+      .replace(/^\.$/, "");
+  const input = norm(setting("input") ?? ".");
+  const under = (dir: string) => norm(path.posix.join(input || ".", dir));
+  const includes = under(setting("includes") ?? "_includes");
+  const layouts = setting("layouts") !== null ? under(setting("layouts")!) : includes;
+  const data = under(setting("data") ?? "_data");
+  const markdown = /\.(md|markdown)$/i.test(file);
+  const engine = setting(markdown ? "markdownTemplateEngine" : "htmlTemplateEngine") ?? "liquid";
+  const dialect: BraceDialect = /\.njk$/i.test(file) || engine === "njk" ? "jinja" : "liquid";
+  const roots = [includes, layouts, "_includes"].filter((dir, i, all) => dir && all.indexOf(dir) === i);
+  const { data: page, body } = splitFrontMatter(source);
+  const url = `/${file.slice(input ? input.length + 1 : 0).replace(/(?:index)?\.(md|markdown|html|njk|liquid)$/, "")}`;
+  const globals: Record<string, Value> = { ...dataTree(repo, data), ...context, ...page, page: { ...page, url } };
+  // Eleventy looks an include up in the includes directory only, never beside the page (`plans.html` there is not
+  // the page itself).
+  const load = (name: string): TemplateSource | null => {
+    const clean = name.replace(/^\.?\/+/, "");
+    const found = roots.map((root) => `${root}/${clean}`).find((candidate) => repo.exists(candidate)) ?? null;
+    const text = found === null ? null : repo.read(found);
+    return found === null || text === null ? null : { path: found, source: text };
+  };
+  const options = { dialect, load, globals, serverRendered: false, filters };
+  let content = renderBrace({ path: file, source: body }, options);
+  if (markdown) content = markdownToHtml(content);
+  let layoutName = textOf(page.layout);
+  for (let depth = 0; layoutName && layoutName !== "false" && depth < 10; depth++) {
+    const found =
+      repo.resolve(layoutName, [layouts, includes]) ??
+      [".njk", ".html", ".liquid", ".md"]
+        .map((ext) => repo.resolve(`${layoutName}${ext}`, [layouts, includes]))
+        .find(Boolean) ??
+      null;
+    const layoutSource = found ? repo.read(found) : null;
+    if (!found || layoutSource === null) break;
+    const { data: layout, body: layoutBody } = splitFrontMatter(layoutSource);
+    const layoutDialect: BraceDialect = /\.njk$/i.test(found) ? "jinja" : dialect;
+    content = renderBrace(
+      { path: found, source: layoutBody },
+      { ...options, dialect: layoutDialect, globals: { ...layout, ...globals, content, layout } },
     );
     layoutName = textOf(layout.layout);
   }
