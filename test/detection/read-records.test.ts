@@ -182,6 +182,21 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a card of the plans' own name shape that asks to be contacted as an offer on request", () => {
+    const card = (name: string, body: string) =>
+      `<div class="card price-plan"><h2 class="card-title">${name}</h2><p class="card-text">${body}</p></div>`;
+    const { pricing } = read(
+      `<h1>Rates</h1><div class="deck">${card("Wanderer", "<strong>$158/month</strong>")}` +
+        `${card("Explorer", "<strong>$195/month</strong>")}</div>` +
+        card("Tribe", 'Share a package with your team! <a href="/contact">Contact us</a> for more information.'),
+    );
+    expect(pricing.map(({ name, amount }) => [name, amount])).toEqual([
+      ["Wanderer", 158],
+      ["Explorer", 195],
+      ["Tribe", null],
+    ]);
+  });
+
   it("names a card by its most prominent text before the price, not by its badge or tagline", () => {
     const card = (name: string, price: number, badge = "") =>
       `<div><p class="tagline">Made for teams</p>${badge}<div class="plan-title">${name}</div><span>$${price}/mo</span><ul><li>a</li></ul></div>`;

@@ -206,11 +206,16 @@ function inSentence(el: Element): boolean {
 
 /** A name that says the plan is free: "Free Push", "Free", "Gratis". */
 const FREE_PLAN_NAME_RE = /^(?:free|gratis|kostenlos|gratuit)\b/i;
+/** Words that price an offer on request, even inside a sentence ("Contact us for more information."). */
+const ON_REQUEST_RE = /\b(?:contact\s+(?:us|sales)|get\s+in\s+touch|talk\s+to\s+(?:us|sales)|request\s+a\s+quote)\b/i;
+/** How much a priceless block of the plans' shape may say: a card, not a section. */
+const MAX_TWIN_CHARS = 600;
 
 /**
- * A free plan told by its name alone: a block headed by an element of the set's name shape (classed: `h2.plan-name`)
- * whose name says "Free" ("Free Push" over "Our free plan can provide…"), with no price of its own. It is an offer at
- * 0, as the set's template shows it.
+ * Offers told without a price, in the plans' own template: a block headed by an element of the set's name shape
+ * (classed: `h2.plan-name`) with no price of its own is a free plan when its name says "Free" ("Free Push" over "Our
+ * free plan can provide…", at 0), and an offer on request when it asks to be contacted ("Tribe" over "Share a coworking
+ * package with your team! Contact us for more information.", without an amount).
  */
 function freeTwins(index: ElementIndex, records: FoundRecord[]): FoundRecord[] {
   const shapes = new Set(records.map((record) => shapeOf(record.nameEl)).filter((shape) => !shape.endsWith(".")));
@@ -222,9 +227,14 @@ function freeTwins(index: ElementIndex, records: FoundRecord[]): FoundRecord[] {
   for (const el of index.elements) {
     if (!tags.has(tagName(el)) || index.visibleChars(el) > 40 || !shapes.has(shapeOf(el)) || inRecord(el)) continue;
     const name = nameText(el);
-    if (!FREE_PLAN_NAME_RE.test(name) || !plausibleName(name) || named.has(name.toLowerCase())) continue;
+    if (!plausibleName(name) || named.has(name.toLowerCase())) continue;
     const block = el.parent && isElement(el.parent) ? el.parent : el;
-    found.push({ el: block, nameEl: el, name, marks: [softMark(el, name, 0)], setSize: 1 });
+    const onRequest =
+      !FREE_PLAN_NAME_RE.test(name) &&
+      index.visibleChars(block) <= MAX_TWIN_CHARS &&
+      ON_REQUEST_RE.test(collapse(textContent(block)));
+    if (!FREE_PLAN_NAME_RE.test(name) && !onRequest) continue;
+    found.push({ el: block, nameEl: el, name, marks: [softMark(el, name, onRequest ? null : 0)], setSize: 1 });
     named.add(name.toLowerCase());
   }
   return found;
