@@ -225,22 +225,48 @@ function renderJekyll(
   if (/\.(md|markdown|mkd)$/i.test(file)) {
     content = kramdownToHtml(content, truthy(member(member(config, "kramdown"), "parse_block_html")));
   }
-  let layoutName = textOf(page.layout);
-  for (let depth = 0; layoutName && layoutName !== "none" && layoutName !== "null" && depth < 10; depth++) {
-    const found =
-      repo.resolve(`${prefix}_layouts/${layoutName}.html`) ??
-      repo.resolve(`${layoutName}.html`, ["_layouts"]) ??
-      repo.resolve(layoutName, ["_layouts"]);
-    const layoutSource = found ? repo.read(found) : null;
-    if (!found || layoutSource === null) break;
-    const { data: layout, body: layoutBody } = splitFrontMatter(layoutSource);
-    content = renderBrace(
-      { path: found, source: layoutBody },
-      { ...options, globals: { ...globals, content, layout } },
-    );
-    layoutName = textOf(layout.layout);
-  }
+  content = applyLayouts(
+    repo,
+    content,
+    textOf(page.layout),
+    (name) =>
+      name === "none" || name === "null"
+        ? null
+        : (repo.resolve(`${prefix}_layouts/${name}.html`) ??
+          repo.resolve(`${name}.html`, ["_layouts"]) ??
+          repo.resolve(name, ["_layouts"])),
+    (layout, inner) =>
+      renderBrace(
+        { path: layout.path, source: layout.body },
+        { ...options, globals: { ...globals, content: inner, layout: layout.data } },
+      ),
+  );
   return wrap(content, textOf(page.title) || null);
+}
+
+/**
+ * A page's layout chain, as Jekyll and Eleventy apply it: the layout its front matter names wraps its content (the
+ * layout's `{{ content }}`), then the layout that layout names, at most ten deep. `find` gives a layout's file from its
+ * name (null for none: "none", "false"), `render` renders a layout around the content so far.
+ */
+function applyLayouts(
+  repo: RepoAtCommit,
+  content: string,
+  first: string,
+  find: (name: string) => string | null,
+  render: (layout: { path: string; body: string; data: Record<string, Value> }, content: string) => string,
+): string {
+  let out = content;
+  let name = first;
+  for (let depth = 0; name && depth < 10; depth++) {
+    const found = find(name);
+    const source = found ? repo.read(found) : null;
+    if (!found || source === null) break;
+    const { data, body } = splitFrontMatter(source);
+    out = render({ path: found, body, data }, out);
+    name = textOf(data.layout);
+  }
+  return out;
 }
 
 const ELEVENTY_CONFIGS = [
@@ -306,24 +332,28 @@ function renderEleventy(
   const options = { dialect, load, globals, serverRendered: false, filters };
   let content = renderBrace({ path: file, source: body }, options);
   if (markdown) content = markdownToHtml(content);
-  let layoutName = textOf(page.layout);
-  for (let depth = 0; layoutName && layoutName !== "false" && depth < 10; depth++) {
-    const found =
-      repo.resolve(layoutName, [layouts, includes]) ??
-      [".njk", ".html", ".liquid", ".md"]
-        .map((ext) => repo.resolve(`${layoutName}${ext}`, [layouts, includes]))
-        .find(Boolean) ??
-      null;
-    const layoutSource = found ? repo.read(found) : null;
-    if (!found || layoutSource === null) break;
-    const { data: layout, body: layoutBody } = splitFrontMatter(layoutSource);
-    const layoutDialect: BraceDialect = /\.njk$/i.test(found) ? "jinja" : dialect;
-    content = renderBrace(
-      { path: found, source: layoutBody },
-      { ...options, dialect: layoutDialect, globals: { ...layout, ...globals, content, layout } },
-    );
-    layoutName = textOf(layout.layout);
-  }
+  content = applyLayouts(
+    repo,
+    content,
+    textOf(page.layout),
+    (name) =>
+      name === "false"
+        ? null
+        : (repo.resolve(name, [layouts, includes]) ??
+          [".njk", ".html", ".liquid", ".md"]
+            .map((ext) => repo.resolve(`${name}${ext}`, [layouts, includes]))
+            .find(Boolean) ??
+          null),
+    (layout, inner) =>
+      renderBrace(
+        { path: layout.path, source: layout.body },
+        {
+          ...options,
+          dialect: /\.njk$/i.test(layout.path) ? "jinja" : dialect,
+          globals: { ...layout.data, ...globals, content: inner, layout: layout.data },
+        },
+      ),
+  );
   return wrap(content, textOf(page.title) || null);
 }
 

@@ -34,6 +34,11 @@ const ARTICLE_RE = /^(?:the|our|a|an|your|each|every|all)\s+/i;
 const NOT_OFFERED_RE =
   /\b(?:also\s+(?:viewed|bought|like)|recently\s+viewed|related|reviews?|ratings?|testimonials?|newsletter|your\s+(?:cart|basket|bag)|shipping|delivery)\b/i;
 
+/** Words before a price that are a sentence about it, not its name ("The Hobby plan costs", "Starting at"). */
+export function sentenceAboutPrice(words: string): boolean {
+  return ARTICLE_RE.test(words) || LEAD_IN_RE.test(words);
+}
+
 /** The text of `block` before `el`, in page order. */
 function textBefore(block: Element, el: Element, markText: string): string {
   // The mark is the block itself (a heading that prices itself: "Pro — $49/month"): the words before its price.

@@ -14,6 +14,7 @@ import type { ElementIndex } from "../../parse/tree.js";
 import { softMark, type PriceMark } from "./marks.js";
 import { shapeOf } from "./grids.js";
 import { firstPriceIndex } from "./money.js";
+import { sentenceAboutPrice } from "./context.js";
 import { nameCandidates, nameText, plausibleName, type NameCandidate } from "./names.js";
 
 export interface FoundRecord {
@@ -86,7 +87,7 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
     holdsRecord[i] = 1;
   }
   records.push(...twins(index, records, open, holdsRecord));
-  records.push(...freeTwins(index, records));
+  records.push(...unpricedTwins(index, records));
   return optionLabels(index, records, holdsPrice).sort((a, b) => index.at(a.el) - index.at(b.el));
 }
 
@@ -217,7 +218,7 @@ const MAX_TWIN_CHARS = 600;
  * free plan can provide…", at 0), and an offer on request when it asks to be contacted ("Tribe" over "Share a coworking
  * package with your team! Contact us for more information.", without an amount).
  */
-function freeTwins(index: ElementIndex, records: FoundRecord[]): FoundRecord[] {
+function unpricedTwins(index: ElementIndex, records: FoundRecord[]): FoundRecord[] {
   const shapes = new Set(records.map((record) => shapeOf(record.nameEl)).filter((shape) => !shape.endsWith(".")));
   if (shapes.size === 0) return [];
   const named = new Set(records.map((record) => record.name.toLowerCase()));
@@ -509,9 +510,6 @@ function priceLead(text: string): string | null {
 
 /** How long a line named by the words before its price may be: a name and a price, not a paragraph. */
 const SHORT_LINE_CHARS = 60;
-/** Words that make the words before a price a sentence about it, not its name ("The Hobby plan costs $5"). */
-const SENTENCE_LEAD_RE =
-  /^(?:the|our|a|an|your|each|every|all)\s|\b(?:costs?|is|are|was|were|includes?|including|gets?|for|from|at|of|per|only|just|starting|starts|with|about|than|over|under)\s*$/i;
 
 function lineLead(index: ElementIndex, el: Element, first: PriceMark): { el: Element; name: string } | null {
   if (index.visibleChars(el) > SHORT_LINE_CHARS) return null;
@@ -523,7 +521,7 @@ function lineLead(index: ElementIndex, el: Element, first: PriceMark): { el: Ele
     }
   }
   const name = priceLead(collapse(textContent(el)));
-  return name && !SENTENCE_LEAD_RE.test(name) ? { el, name } : null;
+  return name && !sentenceAboutPrice(name) ? { el, name } : null;
 }
 
 /** The bold words a price's own element opens with, when they are the words before its price and can name it. */
