@@ -152,6 +152,30 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads cents set apart after the sign as cents ('35€<sup>99</sup>' is 35.99, not 35 and 99)", () => {
+    const card = (name: string, price: string) =>
+      `<div class="plan"><h2>${name}</h2><h4 class="price">${price}</h4><span>per user / month</span></div>`;
+    const { pricing } = read(
+      `<h1>Pricing</h1><div class="plans">${card("Lite", "35€<sup>99</sup>")}${card("Max", "59€<span>49</span>")}</div>`,
+    );
+    expect(pricing.map((plan) => [plan.name, priceOptionsOf(plan), plan.currency])).toEqual([
+      ["Lite", [35.99], "EUR"],
+      ["Max", [59.49], "EUR"],
+    ]);
+  });
+
+  it("reads a higher bare number beside a price as the list price it replaces ('10$ <span>20</span>')", () => {
+    const card = (name: string, price: string) =>
+      `<div class="plan"><h2>${name}</h2><h4 class="price">${price}</h4><span>per user / month</span></div>`;
+    const { pricing } = read(
+      `<h1>Pricing</h1><div class="plans">${card("Pro", "4$")}${card("Team", '10$ <span class="discounted">20</span>')}</div>`,
+    );
+    expect(pricing.map((plan) => [plan.name, priceOptionsOf(plan), plan.promo_amount ?? null])).toEqual([
+      ["Pro", [4], null],
+      ["Team", [20], 10],
+    ]);
+  });
+
   it("reads the same labels under the prices of many cards as each card's options ('$11.00 / Buy', '$14.00 / Extend')", () => {
     const card = (name: string, buy: number, extend: number) =>
       `<div class="col"><div class="d-flex"><div class="h2 card-title">${name}</div>` +
