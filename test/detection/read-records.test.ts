@@ -713,6 +713,34 @@ describe("offers listed line by line", () => {
 });
 
 describe("plans as sections of a document", () => {
+  it("names a plan told in a tab pane by its tab, its add-on line by both, and a pane asking to be contacted on request", () => {
+    const tab = (id: string, name: string) => `<li><a role="tab" aria-controls="${id}">${name}</a></li>`;
+    const pane = (id: string, body: string) => `<div class="tab-pane" id="${id}">${body}</div>`;
+    const sold = (what: string, price: string, extra: string) =>
+      `<p>An annual subscription with access to <strong>${what}</strong> is <strong>${price}/year</strong>.</p>` +
+      `<ul><li>3 concurrencies</li><li>Unlimited build minutes</li><li>Unlimited team seats</li>` +
+      `<li>In-app chat support</li><li>Additional concurrencies are <strong>${extra}/year</strong>.</li></ul>`;
+    const { pricing } = read(
+      `<h1>Pricing</h1><h2>Fixed annual plans</h2><ul role="tablist">${tab("m2", "macOS M2")}${tab("m4", "macOS M4")}` +
+        `${tab("m4x", "macOS M4 + Linux X4")}${tab("studio", "Mac Studio M4 Max")}</ul><div class="tab-content">` +
+        pane("m2", sold("macOS M2", "$3,990", "$1,500")) +
+        pane("m4", sold("macOS M4", "$5,400", "$1,800")) +
+        pane("m4x", sold("macOS M4</strong> and <strong>Linux X4", "$8,100", "$2,700")) +
+        pane("studio", "<p>The <strong>Mac Studio M4 Max</strong> plan gives you 3 concurrencies.</p>" +
+          "<p>To request this plan, please contact us.</p>") +
+        `</div>`,
+    );
+    expect(pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["macOS M2", 3990],
+      ["Additional concurrencies (macOS M2)", 1500],
+      ["macOS M4", 5400],
+      ["Additional concurrencies (macOS M4)", 1800],
+      ["macOS M4 + Linux X4", 8100],
+      ["Additional concurrencies (macOS M4 + Linux X4)", 2700],
+      ["Mac Studio M4 Max", null],
+    ]);
+  });
+
   it("reads a plan per heading, 'Free' and 'Custom pricing' under their headings included", () => {
     const plan = (name: string, price: string) =>
       `<h3>${name}</h3><p><em>${price}</em></p><ul><li>2 concurrent apps</li><li>Email support</li></ul>`;

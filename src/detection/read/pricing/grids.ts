@@ -332,6 +332,8 @@ export function findGridRecords(
             if (!isElement(previous)) continue;
             steps++;
             if (cellsIn(previous).length !== width || ownText(previous)) continue;
+            // Tabs name the panes they show (records.ts reads them so), not the lines inside them.
+            if (isTabList(previous)) break;
             // The header is the first row of the block: a row of the same shape above it makes it a body row.
             if (sameShapeBefore(previous, width, cellsIn)) continue;
             const names = header(previous);
@@ -444,11 +446,15 @@ export class ColumnLabels {
     return found;
   }
 
-  /** The lines of a label column: a list of three or more `tag` lines, holding no price, inside `el`. */
+  /**
+   * The lines of a label column: a list of three or more `tag` lines, holding no price, inside `el`. A list of tabs
+   * is the page's navigation between panes, not labels of their lines.
+   */
   private labelList(el: Element, tag: string): Element[] | null {
     if (this.holdsMark(el) || this.index.sizeInside(el) > 2000) return null;
     for (const candidate of [el, ...this.index.inside(el)]) {
       const lines = candidate.children.filter(isElement);
+      if (isTabList(candidate)) continue;
       if (lines.length >= 3 && lines.every((line) => tagName(line) === tag)) return lines;
     }
     return null;
@@ -475,6 +481,20 @@ export function findColumnLabels(
     out.push({ name: `${label} (${plan.name})`, nameEl: mark.el, table: plan.el, marks: [mark], rowLabels: [label] });
   }
   return out;
+}
+
+/** A tab switching between panes: `role="tab"`, or Bootstrap's `data-toggle="tab"` / `"pill"`. */
+export function isTab(el: Element): boolean {
+  const toggle = el.attribs["data-toggle"] ?? el.attribs["data-bs-toggle"];
+  return el.attribs.role === "tab" || toggle === "tab" || toggle === "pill";
+}
+
+/** A list of tabs: marked so, or whose items are (or hold) tabs. */
+function isTabList(el: Element): boolean {
+  return (
+    el.attribs.role === "tablist" ||
+    el.children.some((item) => isElement(item) && (isTab(item) || item.children.some((c) => isElement(c) && isTab(c))))
+  );
 }
 
 /** An element's tag and classes: what a template repeats for every record or column it renders. */

@@ -713,8 +713,8 @@ export function extractPricing(
         ? ""
         : [found.section, found.label].filter((part): part is string => !!part && part !== name).join(" › ");
       // Keyed by where it was read, not by its amount, so a changed amount is a changed record; two prices with the
-      // same context keep apart by their order under it.
-      const key = `context:${planKey(found.section ?? "")}|${planKey(found.label ?? "")}`;
+      // same context keep apart by their order under it, or by the plan that sells each.
+      const key = `context:${planKey(found.section ?? "")}|${planKey(owner ? name : (found.label ?? ""))}`;
       const n = (seen.get(key) ?? 0) + 1;
       seen.set(key, n);
       const priced = pricesOf(index, null, [found.mark]);

@@ -12,7 +12,7 @@
 import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import { softMark, type PriceMark } from "./marks.js";
-import { shapeOf } from "./grids.js";
+import { isTab, shapeOf } from "./grids.js";
 import { firstPriceIndex } from "./money.js";
 import { sentenceAboutPrice } from "./context.js";
 import { nameCandidates, nameText, plausibleName, type NameCandidate } from "./names.js";
@@ -88,7 +88,64 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
   }
   records.push(...twins(index, records, open, holdsRecord));
   records.push(...unpricedTwins(index, records));
-  return optionLabels(index, records, holdsPrice).sort((a, b) => index.at(a.el) - index.at(b.el));
+  return namedByTabs(index, optionLabels(index, records, holdsPrice), holdsPrice).sort(
+    (a, b) => index.at(a.el) - index.at(b.el),
+  );
+}
+
+/** The words a tab shows when it switches billing, not offers ("Monthly", "Pay yearly"): such a tab names no record. */
+const BILLING_TAB_RE = /\b(?:month(?:ly)?|annual(?:ly)?|year(?:ly)?|quarterly|weekly|billing|billed|prepaid|pay)\b/i;
+
+/**
+ * Records that are tab panes, named by their tabs: `<a role="tab" aria-controls="m4">macOS M4 + Linux X4</a>` names
+ * the pane `<div id="m4">` whatever its sentence puts in bold ("access to **macOS M4** and **Linux X4** is $8,100").
+ * The tab is what a visitor clicks to see the offer; a pane's own wording often names only a part of it. Tabs that
+ * switch billing name no record. A pane beside them without a price that asks to be contacted ("To request this
+ * plan, please contact us") is the offer its tab names, on request.
+ */
+function namedByTabs(
+  index: ElementIndex,
+  records: FoundRecord[],
+  holdsPrice: (el: Element) => boolean,
+): FoundRecord[] {
+  const tabs = tabsByPane(index);
+  if (tabs.size === 0) return records;
+  const tabName = (pane: Element): { tab: Element; name: string } | null => {
+    const tab = tabs.get(pane.attribs.id ?? "");
+    const name = tab ? nameText(tab) : "";
+    return tab && plausibleName(name) && !BILLING_TAB_RE.test(name) ? { tab, name } : null;
+  };
+  const panes = new Set<Element>();
+  const named = records.map((record) => {
+    const tab = tabName(record.el);
+    if (!tab) return record;
+    panes.add(record.el);
+    return { ...record, name: tab.name, nameEl: tab.tab };
+  });
+  const groups = new Set([...panes].map((pane) => pane.parent));
+  for (const group of groups) {
+    if (!group || !isElement(group)) continue;
+    for (const pane of group.children) {
+      if (!isElement(pane) || panes.has(pane) || holdsPrice(pane) || index.visibleChars(pane) > MAX_TWIN_CHARS) continue;
+      const tab = tabName(pane);
+      if (!tab || !ON_REQUEST_RE.test(collapse(textContent(pane)))) continue;
+      named.push({ el: pane, nameEl: tab.tab, name: tab.name, marks: [softMark(tab.tab, tab.name, null)], setSize: 1 });
+    }
+  }
+  return named;
+}
+
+/** The tabs of the page by the id of the pane each shows (`aria-controls`, or a `#id` its target or link names). */
+function tabsByPane(index: ElementIndex): Map<string, Element> {
+  const tabs = new Map<string, Element>();
+  for (const el of index.elements) {
+    if (!isTab(el)) continue;
+    const { "aria-controls": controls, href } = el.attribs;
+    const target = el.attribs["data-target"] ?? el.attribs["data-bs-target"] ?? href;
+    const id = controls ?? (target?.startsWith("#") ? target.slice(1) : undefined);
+    if (id && !tabs.has(id)) tabs.set(id, el);
+  }
+  return tabs;
 }
 
 /** How many cards must repeat one set of labels under their prices for the labels to be options, not names. */
