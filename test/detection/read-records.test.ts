@@ -713,6 +713,25 @@ describe("offers listed line by line", () => {
 });
 
 describe("plans as sections of a document", () => {
+  it("tells a plan of a later tab's pane from the first pane's plan of the same name, even at the same price", () => {
+    const card = (name: string, price: string) =>
+      `<div class="card"><p class="plan-type">${name}</p><h3>${price}</h3><p>per user / month</p><ul><li>SSO</li></ul></div>`;
+    const page = (selfHostBusiness: string) =>
+      `<h1>Pricing</h1><div class="tab"><button onclick="openPricing(event, 'cloud')">Cloud <span>(We host)</span></button>` +
+      `<button onclick="openPricing(event, 'selfHost')">Self-host pricing</button></div>` +
+      `<div id="cloud" class="tabcontent">${card("Free", "$0")}${card("Business", "$16")}</div>` +
+      `<div id="selfHost" class="tabcontent">${card("Community", "$0")}${card("Business", selfHostBusiness)}</div>`;
+    expect(read(page("$16")).pricing.map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([
+      ["Free", [0]],
+      ["Business", [16]],
+      ["Community", [0]],
+      ["Business (Self-host)", [16]],
+    ]);
+    expect(pricingEvents(events(page("$16"), page("$18"))).map((event) => event.title)).toEqual([
+      "Acme raised Business (Self-host) from $16 to $18/month",
+    ]);
+  });
+
   it("names a plan told in a tab pane by its tab, its add-on line by both, and a pane asking to be contacted on request", () => {
     const tab = (id: string, name: string) => `<li><a role="tab" aria-controls="${id}">${name}</a></li>`;
     const pane = (id: string, body: string) => `<div class="tab-pane" id="${id}">${body}</div>`;

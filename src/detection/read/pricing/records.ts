@@ -112,7 +112,8 @@ function namedByTabs(
   if (tabs.size === 0) return records;
   const tabName = (pane: Element): { tab: Element; name: string } | null => {
     const tab = tabs.get(pane.attribs.id ?? "");
-    const name = tab ? nameText(tab) : "";
+    // "Self-host (You host)", "Cloud pricing": the offer is "Self-host", "Cloud".
+    const name = tab ? nameText(tab).replace(/\s*\([^)]*\)$|\s+(?:pricing|prices|plans?)$/i, "") : "";
     return tab && plausibleName(name) && !BILLING_TAB_RE.test(name) ? { tab, name } : null;
   };
   const panes = new Set<Element>();
@@ -122,6 +123,24 @@ function namedByTabs(
     panes.add(record.el);
     return { ...record, name: tab.name, nameEl: tab.tab };
   });
+  // A name read again in a later pane (a "Business" plan under "Cloud" and under "Self-host") is that pane's offer,
+  // named with its tab; the first pane's, shown by default, keep their names, so a tab added later renames nothing.
+  const paneOf = (el: Element): Element | null => {
+    for (let node = el.parent, depth = 0; node && isElement(node) && depth < 12; node = node.parent, depth++)
+      if (tabs.has(node.attribs.id ?? "")) return node;
+    return null;
+  };
+  const seenIn = new Map<string, Element>();
+  named.sort((a, b) => index.at(a.el) - index.at(b.el));
+  for (const [k, record] of named.entries()) {
+    const pane = panes.has(record.el) ? null : paneOf(record.el);
+    const tab = pane && tabName(pane);
+    if (!pane || !tab) continue;
+    const key = record.name.toLowerCase();
+    const first = seenIn.get(key);
+    if (!first) seenIn.set(key, pane);
+    else if (first !== pane) named[k] = { ...record, name: `${record.name} (${tab.name})` };
+  }
   const groups = new Set([...panes].map((pane) => pane.parent));
   for (const group of groups) {
     if (!group || !isElement(group)) continue;
@@ -135,15 +154,26 @@ function namedByTabs(
   return named;
 }
 
-/** The tabs of the page by the id of the pane each shows (`aria-controls`, or a `#id` its target or link names). */
+/**
+ * The tabs of the page by the id of the pane each shows: `aria-controls`, a `#id` its target or link names, or the id
+ * a button's click handler passes (`onclick="openPricing(event, 'selfHost')"`, the tabs of many hand-written pages).
+ */
 function tabsByPane(index: ElementIndex): Map<string, Element> {
   const tabs = new Map<string, Element>();
+  const handlers: [Element, string][] = [];
+  const ids = new Set<string>();
   for (const el of index.elements) {
+    if (el.attribs.id) ids.add(el.attribs.id);
+    if (el.attribs.onclick && /^(?:button|a|li)$/.test(tagName(el))) handlers.push([el, el.attribs.onclick]);
     if (!isTab(el)) continue;
     const { "aria-controls": controls, href } = el.attribs;
     const target = el.attribs["data-target"] ?? el.attribs["data-bs-target"] ?? href;
     const id = controls ?? (target?.startsWith("#") ? target.slice(1) : undefined);
     if (id && !tabs.has(id)) tabs.set(id, el);
+  }
+  for (const [el, handler] of handlers) {
+    const id = /\(\s*(?:event\s*,\s*)?['"]([\w-]+)['"]\s*\)/.exec(handler)?.[1];
+    if (id && ids.has(id) && !tabs.has(id)) tabs.set(id, el);
   }
   return tabs;
 }
