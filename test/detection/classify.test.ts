@@ -272,6 +272,17 @@ describe("classify: pricing", () => {
     expect(classify(priceChange({ amount: 49 }, { amount: 490, period: "year" }), PRICING)).toEqual([]);
   });
 
+  it("reports a price that moved to another period and another currency as a change of terms", () => {
+    const event = only(
+      classify(priceChange({ amount: 20, currency: "EUR" }, { amount: 238, currency: "USD", period: "year" }), PRICING),
+    );
+    expect(event).toMatchObject({
+      severity: "medium",
+      title: "Acme changed Pro from €20/month to $238/year",
+      tags: ["pricing", "billing-period", "pro"],
+    });
+  });
+
   it("reports a features-only change as low and lists added and removed features as evidence", () => {
     const before = plan({ name: "Pro", features: ["5 projects", "Email support"] });
     const after = plan({ name: "Pro", features: ["Unlimited projects", "Email support"] });

@@ -152,6 +152,20 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a plan priced 'for free' beside priced plans", () => {
+    const card = (name: string, price: string) =>
+      `<div class="column"><div class="is-size-3">${name}</div><div><span class="is-size-4">${price}</span></div>` +
+      `<a class="button" href="/download">Download</a><div>1 user</div><div>Community support</div></div>`;
+    const { pricing } = read(
+      `<div class="columns">${card("Community", "for free")}${card("Premium", "$12")}${card("Team", "$150")}</div>`,
+    );
+    expect(pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Community", 0],
+      ["Premium", 12],
+      ["Team", 150],
+    ]);
+  });
+
   it("reads cents set apart after the sign as cents ('35€<sup>99</sup>' is 35.99, not 35 and 99)", () => {
     const card = (name: string, price: string) =>
       `<div class="plan"><h2>${name}</h2><h4 class="price">${price}</h4><span>per user / month</span></div>`;

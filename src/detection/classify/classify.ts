@@ -243,15 +243,17 @@ function judgeOptionChange(company: string, b: PricingPlan, a: PricingPlan): Pri
 /**
  * The two fetches' prices as one comparable price each (read/pricing/plan.ts pairPrices): the first pair on the same
  * billing cycle whose amounts differ, else the first pair. When no price is comparable (a monthly view switched to
- * the annual one) the price is taken as unchanged; one price at the same number per another period ($49/month →
- * $49/year) is the billing-terms change it is.
+ * the annual one) the price is taken as unchanged, unless its currency changed (€20/month → $238/year); one price at
+ * the same number per another period ($49/month → $49/year) is the billing-terms change it is.
  */
 function alignedPrices(b: PricingPlan, a: PricingPlan): [PricingPlan, PricingPlan] {
   if (b.amount === null || a.amount === null) return [b, a];
   const pairs = pairPrices(b, a);
   if (pairs.length === 0) {
     const single = priceOptions(b).length === 1 && priceOptions(a).length === 1 && b.amount === a.amount;
-    return single ? [b, a] : [b, { ...a, amount: b.amount, currency: b.currency, period: b.period }];
+    // A view switched shows the same prices in the same money: another currency is a change of terms, told as one.
+    const otherMoney = b.currency !== null && a.currency !== null && upperCurrency(b) !== upperCurrency(a);
+    return single || otherMoney ? [b, a] : [b, { ...a, amount: b.amount, currency: b.currency, period: b.period }];
   }
   const [x, y] = pairAsShown(pairs.find(pairDiffers) ?? pairs[0]!);
   return [
