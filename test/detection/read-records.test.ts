@@ -680,6 +680,24 @@ describe("prices in documentation prose", () => {
     const lone = read(`<h1>Plan types</h1><ul>${item("Starter", 5)}<li>Contact us for more.</li></ul>`).pricing;
     expect(lone.map((plan) => plan.name)).toEqual(["Plan types"]);
   });
+
+  it("reads each offer a sentence enumerates with its price in brackets ('Standard ($29/month), Premium ($199/month)')", () => {
+    const page = (premium: number) =>
+      `<h1>Resource pricing</h1><h2>Support</h2><p>You can get access to additional support by purchasing a Standard ` +
+      `($29/month), Premium ($${premium}/month), or Enterprise (starting at $2500/month) package in the Support section ` +
+      `of your dashboard. For more about Support, see the support page.</p>`;
+    expect(read(page(199)).pricing.map(({ name, amount, period }) => [name, amount, period])).toEqual([
+      ["Standard", 29, "month"],
+      ["Premium", 199, "month"],
+      ["Enterprise", 2500, "month"],
+    ]);
+    expect(pricingEvents(events(page(199), page(249))).map((event) => event.title)).toEqual([
+      'Acme raised the price "Premium" under "Support" from $199 to $249/month',
+    ]);
+    // A price with its conversion in brackets is one offer, not two.
+    const converted = read(`<h1>Pricing</h1><p>The plan costs $10 (€9) per month, billed each month to your card.</p>`);
+    expect(converted.pricing).toHaveLength(1);
+  });
 });
 
 describe("offers listed line by line", () => {
@@ -1046,7 +1064,10 @@ describe("a price change is never silent", () => {
         `subscription covers usage up to its own amount, and anything above it is billed at the usual rates.</p>`,
     );
     const context = pricing.filter((plan) => plan.origin === "context");
-    expect(context.map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([["Support", [29, 199]]]);
+    expect(context.map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([
+      ["Standard", [29]],
+      ["Premium", [199]],
+    ]);
   });
 
   it("reports a price that appears in a sentence beside the plans, but not an FAQ's answer or a price stated again", () => {

@@ -590,9 +590,39 @@ function proseMarks(el: Element, index: ElementIndex): PriceMark[] {
       if (free) out.push(free);
       continue;
     }
+    const offers = stated.length > 1 ? enumeratedOffers(sentence, stated) : null;
+    if (offers) {
+      for (const offer of offers)
+        out.push({ ...newMark(el, offer.text, [offer.price], index, false), window: offer.text, lead: offer.name, prose: true });
+      continue;
+    }
     out.push({ ...newMark(el, sentence, prices, index, false), window: sentence, prose: true });
   }
   return out;
+}
+
+/** A name and the bracket its price opens: "Premium ($199/month", "Enterprise (starting at $2500/month". */
+const ENUMERATED_RE = /(\p{Lu}[\p{L}\p{N}-]*(?:\s+\p{Lu}[\p{L}\p{N}-]*){0,2})\s*\(([^()]{0,20})$/u;
+
+/**
+ * The offers a sentence enumerates, each named before its price in brackets ("a Standard ($29/month), Premium
+ * ($199/month), or Enterprise (starting at $2500/month) package"): one offer per price, not one offer with three.
+ * Null unless every price stands so, under names all different.
+ */
+function enumeratedOffers(
+  sentence: string,
+  prices: StatedPrice[],
+): { name: string; text: string; price: StatedPrice }[] | null {
+  const offers: { name: string; text: string; price: StatedPrice }[] = [];
+  for (const [k, price] of prices.entries()) {
+    const before = sentence.slice(k === 0 ? 0 : prices[k - 1]!.end, price.start);
+    const named = ENUMERATED_RE.exec(before);
+    if (!named) return null;
+    const start = price.start - before.length + named.index;
+    const close = sentence.indexOf(")", price.end);
+    offers.push({ name: named[1]!, text: sentence.slice(start, close === -1 ? price.end : close + 1), price });
+  }
+  return new Set(offers.map((offer) => offer.name.toLowerCase())).size === offers.length ? offers : null;
 }
 
 /**
