@@ -701,6 +701,18 @@ describe("prices in documentation prose", () => {
 });
 
 describe("offers listed line by line", () => {
+  it("names list items at one price by the words before their dash, up to five ('Redis in-memory data store - …')", () => {
+    const item = (name: string, included: string) =>
+      `<li>${name} - ${included} included<br><i>$100/month per additional gigabyte</i></li>`;
+    const { pricing } = read(
+      `<h2>Standard services</h2><ul>${item("S3 object store", "5TB")}${item("Redis in-memory data store", "10GB")}</ul>`,
+    );
+    expect(pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["S3 object store", 100],
+      ["Redis in-memory data store", 100],
+    ]);
+  });
+
   /** A landing page's pricing list: each item names its offer before a dash, its prices in a list nested under it. */
   const offers = (premium: string) => `
     <h1>Mataroa</h1><h2>Pricing</h2>

@@ -274,7 +274,7 @@ function dashName(item: Element): string | null {
   const match = DASH_NAME_RE.exec(itemText(item));
   if (!match) return null;
   const name = match[1]!.trim();
-  if (name.split(/\s+/).length > 3) return null;
+  if (name.split(/\s+/).length > 5) return null;
   // "Free" names an offer at no price here; any other name must be one a plan could bear.
   return /^free$/i.test(name) || plausibleName(name) ? name : null;
 }
