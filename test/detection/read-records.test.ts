@@ -913,6 +913,13 @@ describe("plans as sections of a document", () => {
 });
 
 describe("free allowances and folded answers", () => {
+  it("reads a headline that says the offer is free in another language ('Gratis, Selamanya') as an offer at 0", () => {
+    const { pricing } = read(
+      `<blockquote>Berapa biaya hosting?</blockquote><h1>Gratis, Selamanya</h1><p>dengan kuota 50 MB, bandwidth 1 GB</p>`,
+    );
+    expect(pricing.map((plan) => [plan.name, plan.amount])).toEqual([["Gratis, Selamanya", 0]]);
+  });
+
   const usage = (allowance: string) =>
     `<h1>Pricing</h1><p>Cache costs $0.15/GB transferred. That's it!</p>${allowance}` +
     `<h3>Managed certificates</h3><ul><li>Single hostname certificates: $0.10/mo</li><li>Wildcard: $1/mo</li></ul>`;
