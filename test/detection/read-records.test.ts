@@ -789,8 +789,11 @@ describe("plans as sections of a document", () => {
         pane("m2", sold("macOS M2", "$3,990", "$1,500")) +
         pane("m4", sold("macOS M4", "$5,400", "$1,800")) +
         pane("m4x", sold("macOS M4</strong> and <strong>Linux X4", "$8,100", "$2,700")) +
-        pane("studio", "<p>The <strong>Mac Studio M4 Max</strong> plan gives you 3 concurrencies.</p>" +
-          "<p>To request this plan, please contact us.</p>") +
+        pane(
+          "studio",
+          "<p>The <strong>Mac Studio M4 Max</strong> plan gives you 3 concurrencies.</p>" +
+            "<p>To request this plan, please contact us.</p>",
+        ) +
         `</div>`,
     );
     expect(pricing.map((plan) => [plan.name, plan.amount])).toEqual([

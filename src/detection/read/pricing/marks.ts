@@ -593,7 +593,12 @@ function proseMarks(el: Element, index: ElementIndex): PriceMark[] {
     const offers = stated.length > 1 ? enumeratedOffers(sentence, stated) : null;
     if (offers) {
       for (const offer of offers)
-        out.push({ ...newMark(el, offer.text, [offer.price], index, false), window: offer.text, lead: offer.name, prose: true });
+        out.push({
+          ...newMark(el, offer.text, [offer.price], index, false),
+          window: offer.text,
+          lead: offer.name,
+          prose: true,
+        });
       continue;
     }
     out.push({ ...newMark(el, sentence, prices, index, false), window: sentence, prose: true });

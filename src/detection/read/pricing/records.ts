@@ -103,11 +103,7 @@ const BILLING_TAB_RE = /\b(?:month(?:ly)?|annual(?:ly)?|year(?:ly)?|quarterly|we
  * switch billing name no record. A pane beside them without a price that asks to be contacted ("To request this
  * plan, please contact us") is the offer its tab names, on request.
  */
-function namedByTabs(
-  index: ElementIndex,
-  records: FoundRecord[],
-  holdsPrice: (el: Element) => boolean,
-): FoundRecord[] {
+function namedByTabs(index: ElementIndex, records: FoundRecord[], holdsPrice: (el: Element) => boolean): FoundRecord[] {
   const tabs = tabsByPane(index);
   if (tabs.size === 0) return records;
   const tabName = (pane: Element): { tab: Element; name: string } | null => {
@@ -145,7 +141,8 @@ function namedByTabs(
   for (const group of groups) {
     if (!group || !isElement(group)) continue;
     for (const pane of group.children) {
-      if (!isElement(pane) || panes.has(pane) || holdsPrice(pane) || index.visibleChars(pane) > MAX_TWIN_CHARS) continue;
+      if (!isElement(pane) || panes.has(pane) || holdsPrice(pane) || index.visibleChars(pane) > MAX_TWIN_CHARS)
+        continue;
       const tab = tabName(pane);
       if (!tab || !ON_REQUEST_RE.test(collapse(textContent(pane)))) continue;
       named.push({ el: pane, nameEl: tab.tab, name: tab.name, marks: [softMark(tab.tab, tab.name, null)], setSize: 1 });
