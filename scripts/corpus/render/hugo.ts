@@ -1035,6 +1035,21 @@ function hugoFunction(hugo: HugoSite, name: string): GoFunction | null {
           return "";
         }
       };
+    case "unmarshal":
+    case "transform.Unmarshal":
+      // A string of JSON, TOML or YAML (the last argument; a resource's content is not read).
+      return (...a) => {
+        const text = str(a[a.length - 1]).trim();
+        try {
+          if (/^[[{]/.test(text)) return JSON.parse(text) as Value;
+          return parseStructured(
+            text,
+            /^\s*(?:\[[^\]]+\]|[\w.-]+\s*=)/m.test(text) && !/^\s*[\w.-]+\s*:/m.test(text) ? "toml" : "yaml",
+          );
+        } catch {
+          return null;
+        }
+      };
     case "base64Encode":
     case "encoding.Base64Encode":
       return (a) => Buffer.from(str(a)).toString("base64");
