@@ -1158,6 +1158,16 @@ describe("a redesign is not a price change", () => {
     expect(pricingEvents(events(cards, table))).toEqual([]);
   });
 
+  it("raises no pricing event when a comparison table's column copying a card's price is renamed to match it", () => {
+    const page = (column: string) =>
+      `${cards}<table><thead><tr><th>Feature</th><th>Basic</th><th>${column}</th></tr></thead>` +
+      `<tbody><tr><td>Pricing</td><td>$9/month</td><td>$29/month</td></tr>` +
+      `<tr><td>Projects</td><td>3</td><td>Unlimited</td></tr></tbody></table>`;
+    expect(pricingEvents(events(page("Premium"), page("Pro")))).toEqual([]);
+    // A price that moved on the card is still told.
+    expect(pricingEvents(events(page("Premium"), page("Pro").replace("<p>$29/month", "<p>$39/month")))).not.toEqual([]);
+  });
+
   it("raises no pricing event when the page shows its yearly prices where it showed the monthly ones", () => {
     const yearly = cards.replace("$9/month", "$90/year").replace("$29/month", "$290/year");
     expect(pricingEvents(events(cards, yearly))).toEqual([]);

@@ -214,6 +214,7 @@ function settleContextChanges(
   const bothNamed = named(before) && named(after);
   return changes.filter((change) => {
     const record = (change.after ?? change.before)!;
+    if (change.kind !== "changed" && change.kind !== "renamed" && copiesCard(record, before, after)) return false;
     const context = change.kind !== "renamed" && record.origin === "context";
     if (!context || change.kind === "changed") return true;
     if (bothNamed && underQuestion(record)) return false;
@@ -221,6 +222,23 @@ function settleContextChanges(
     // ("$2.00 per 10K additional API check runs" under "Team" gone from the card, "Team – API check runs: $2/10K" still
     // in the table): one statement of it less, not a price removed.
     return !(change.kind === "added" ? before : after).some((other) => restates(other, record));
+  });
+}
+
+/**
+ * A comparison table's column that states a card's prices, no more, while that card stands unchanged on both sides
+ * (the large-screen table of a page that shows cards on small screens, its column named "Essential" over the card's
+ * "Business" at $249, then renamed to match): a copy of the card coming or going, not a plan.
+ */
+function copiesCard(record: PricingPlan, before: PricingPlan[], after: PricingPlan[]): boolean {
+  if (record.origin !== "table" || record.amount === null) return false;
+  const stated = new Set(priceOptions(record).map((o) => `${o.amount}|${o.currency}|${o.period}`));
+  return before.some((card) => {
+    if (card.origin !== "card") return false;
+    const same = after.find((other) => other.key === card.key);
+    if (!same || statedPrices(same) !== statedPrices(card)) return false;
+    const shown = new Set(priceOptions(card).map((o) => `${o.amount}|${o.currency}|${o.period}`));
+    return [...stated].every((price) => shown.has(price));
   });
 }
 
