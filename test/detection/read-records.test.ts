@@ -152,6 +152,22 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads 'Get in touch /mo' and 'Call us' in a card's price place as offers on request", () => {
+    const card = (name: string, price: string) =>
+      `<div class="card"><div><span class="badge">${name}</span></div><div class="price">${price}</div>` +
+      `<ul><li>All features</li><li>Email support</li></ul></div>`;
+    const page = (enterprise: string) =>
+      `<h2>Pricing</h2><div class="grid">${card("Team", "$199 <span>/mo</span>")}${card("Department", "$399 <span>/mo</span>")}` +
+      `${card("Enterprise", enterprise)}</div>`;
+    for (const enterprise of ["Get in touch <span>/mo</span>", "Call us"])
+      expect(read(page(enterprise)).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+        ["Team", 199],
+        ["Department", 399],
+        ["Enterprise", null],
+      ]);
+    expect(pricingEvents(events(page("Get in touch <span>/mo</span>"), page("Call us")))).toEqual([]);
+  });
+
   it("reads a plan priced 'for free' beside priced plans", () => {
     const card = (name: string, price: string) =>
       `<div class="column"><div class="is-size-3">${name}</div><div><span class="is-size-4">${price}</span></div>` +
