@@ -152,6 +152,25 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads the rows of each plan's own 'Feature | Included' table as that plan's, never one 'Included' record", () => {
+    const plan = (name: string, price: number, perTunnel: string) =>
+      `<section><h2>${name}</h2><p><span>$${price}</span><span>/mo</span></p><table><caption>Features</caption>` +
+      `<thead><tr><th>Feature</th><th>Included</th></tr></thead><tbody><tr><th>Tunnels included.</th><td>5 tunnels</td></tr>` +
+      `<tr><th>Cost per tunnel.</th><td>${perTunnel}</td></tr><tr><th>Commercial use.</th><td>Yes</td></tr></tbody></table></section>`;
+    const page = (personalTunnel: string) =>
+      `<h1>Pricing</h1>${plan("Personal", 25, personalTunnel)}${plan("Commercial", 125, "25 USD / mo")}`;
+    expect(read(page("5 USD / mo")).pricing.map((record) => [record.name, record.amount])).toEqual([
+      ["Personal", 25],
+      ["Cost per tunnel (Personal)", 5],
+      ["Commercial", 125],
+      ["Cost per tunnel (Commercial)", 25],
+    ]);
+    // Personal's per-tunnel price going is told as Personal's, never as a raise of one merged record.
+    expect(pricingEvents(events(page("5 USD / mo"), page("Included"))).map((event) => event.title)).toEqual([
+      "Acme removed its Cost per tunnel (Personal) add-on",
+    ]);
+  });
+
   it("reads 'Get in touch /mo' and 'Call us' in a card's price place as offers on request", () => {
     const card = (name: string, price: string) =>
       `<div class="card"><div><span class="badge">${name}</span></div><div class="price">${price}</div>` +

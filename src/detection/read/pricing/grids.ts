@@ -18,6 +18,11 @@ export interface GridRecord {
   marks: PriceMark[];
   /** The label of each mark's row ("Monthly", "Price per user"), in the order of `marks`; "" when none. */
   rowLabels: string[];
+  /**
+   * Read from a table of one offer's values ("Feature | Included", a plan's own table on a page that repeats one per
+   * plan): its row prices what that offer sells, and its section says which offer it is.
+   */
+  ofSection?: boolean;
 }
 
 const CELL_ROLES = new Set(["cell", "gridcell", "columnheader", "rowheader"]);
@@ -89,6 +94,9 @@ function rowsOf(index: ElementIndex, table: Element): Element[] {
     .filter((el) => isRow(el))
     .slice(0, 400);
 }
+
+/** A column head that says the column holds an offer's values, not which offer: "Feature | Included". */
+const VALUE_COLUMN_RE = /^(?:included|includes|what'?s\s+included|values?|details?)$/i;
 
 /** How much a header cell holds at most: a name, a tagline, a button; a card with its feature list is no head cell. */
 const MAX_HEAD_CELL_CHARS = 120;
@@ -269,14 +277,17 @@ export function findGridRecords(
     // A row label that is a description rather than a name ("Cost per user/month on annual plans") is the plans'
     // price row too. A column headed by a price label ("Hourly Price", "Cost") holds the prices of the rows: the row
     // label names each.
-    const name = priceColumnLabel(column)
-      ? label
-      : label === "" || priceRowLabel(label) || !rowName(label)
-        ? column
-        : `${column} – ${label}`;
+    const ofSection = VALUE_COLUMN_RE.test(column);
+    const name =
+      priceColumnLabel(column) || ofSection
+        ? label.replace(/\.$/, "")
+        : label === "" || priceRowLabel(label) || !rowName(label)
+          ? column
+          : `${column} – ${label}`;
     if (!name || !plausibleName(name.split(" – ")[0]!)) return;
-    const key = name.toLowerCase();
-    const record = byName.get(key) ?? { name, nameEl, table, marks: [], rowLabels: [] };
+    // Each offer's own table is read apart: the same row in another plan's table is that plan's.
+    const key = ofSection ? `${index.at(table)}|${name.toLowerCase()}` : name.toLowerCase();
+    const record = byName.get(key) ?? { name, nameEl, table, marks: [], rowLabels: [], ofSection };
     record.marks.push(mark);
     record.rowLabels.push(label);
     byName.set(key, record);

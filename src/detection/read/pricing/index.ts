@@ -528,7 +528,11 @@ export function extractPricing(
         grid.marks.forEach((mark) => claimed.add(mark));
         const section = sectionHeading(headings, index, grid.table, grid.nameEl);
         const kind = kindOf(index, grid.name, grid.marks[0], grid.table, section);
-        readings.add(planFrom(grid.name, priced, "table", [], kind), section, index.at(grid.marks[0]!.el));
+        // A row of one offer's own table prices what that offer sells: "Cost per tunnel (inlets Personal)".
+        if (grid.ofSection && section) {
+          const name = `${grid.name} (${section})`;
+          readings.add(planFrom(name, priced, "table", [], addonOf(kind)), null, index.at(grid.marks[0]!.el));
+        } else readings.add(planFrom(grid.name, priced, "table", [], kind), section, index.at(grid.marks[0]!.el));
       }
     }, undefined);
 
