@@ -1199,8 +1199,12 @@ describe("a redesign is not a price change", () => {
       `<tbody><tr><td>Pricing</td><td>$9/month</td><td>$29/month</td></tr>` +
       `<tr><td>Projects</td><td>3</td><td>Unlimited</td></tr></tbody></table>`;
     expect(pricingEvents(events(page("Premium"), page("Pro")))).toEqual([]);
-    // A price that moved on the card is still told.
+    // A price that moved on the card is still told, and so is a row of its own at a card's price.
     expect(pricingEvents(events(page("Premium"), page("Pro").replace("<p>$29/month", "<p>$39/month")))).not.toEqual([]);
+    const extra = page("Pro").replace("</tbody>", "<tr><td>Extra seats</td><td>-</td><td>$9/month</td></tr></tbody>");
+    expect(pricingEvents(events(page("Pro"), extra)).map((event) => event.title)).toEqual([
+      expect.stringMatching(/added .*Extra seats/),
+    ]);
   });
 
   it("raises no pricing event when the page shows its yearly prices where it showed the monthly ones", () => {

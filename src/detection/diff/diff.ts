@@ -231,7 +231,9 @@ function settleContextChanges(
  * "Business" at $249, then renamed to match): a copy of the card coming or going, not a plan.
  */
 function copiesCard(record: PricingPlan, before: PricingPlan[], after: PricingPlan[]): boolean {
-  if (record.origin !== "table" || record.amount === null) return false;
+  // A plan's column only: a row of its own ("Business – Tunnels included", "Cost per tunnel (Personal)") is an offer.
+  if (record.origin !== "table" || record.amount === null || (record.kind ?? "plan") !== "plan") return false;
+  if (/ – |\(/.test(record.name)) return false;
   const stated = new Set(priceOptions(record).map((o) => `${o.amount}|${o.currency}|${o.period}`));
   return before.some((card) => {
     if (card.origin !== "card") return false;
