@@ -64,7 +64,7 @@ export const HELD_OUT_SETS = [
   "holdout-6",
   "holdout-7",
   "holdout-8",
-  "holdout-10",
+  "holdout-9",
 ] as const;
 export type HeldOutSet = (typeof HELD_OUT_SETS)[number];
 export type CorpusSet = "develop" | HeldOutSet;
