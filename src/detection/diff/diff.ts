@@ -13,6 +13,7 @@ import type {
   JobPosting,
   Narrative,
   NarrativeChange,
+  PriceOption,
   PricingPlan,
   RecordChange,
   SnapshotDiff,
@@ -234,13 +235,12 @@ function copiesCard(record: PricingPlan, before: PricingPlan[], after: PricingPl
   // A plan's column only: a row of its own ("Business – Tunnels included", "Cost per tunnel (Personal)") is an offer.
   if (record.origin !== "table" || record.amount === null || (record.kind ?? "plan") !== "plan") return false;
   if (/ – |\(/.test(record.name)) return false;
-  const stated = new Set(priceOptions(record).map((o) => `${o.amount}|${o.currency}|${o.period}`));
   return before.some((card) => {
     if (card.origin !== "card") return false;
     const same = after.find((other) => other.key === card.key);
     if (!same || statedPrices(same) !== statedPrices(card)) return false;
-    const shown = new Set(priceOptions(card).map((o) => `${o.amount}|${o.currency}|${o.period}`));
-    return [...stated].every((price) => shown.has(price));
+    const shown = new Set(priceOptions(card).map(optionId));
+    return priceOptions(record).every((option) => shown.has(optionId(option)));
   });
 }
 
@@ -261,11 +261,12 @@ function underQuestion(record: PricingPlan): boolean {
   return /\?/.test(`${record.context ?? ""} ${record.name}`);
 }
 
+/** One price as compared here: amount, currency and period. */
+const optionId = (o: PriceOption): string => `${o.amount}|${o.currency}|${o.period}`;
+
 /** What a record states, to match context prices by: its prices in order, and its promotion. */
 const statedPrices = (plan: PricingPlan): string =>
-  priceOptions(plan)
-    .map((o) => `${o.amount}|${o.currency}|${o.period}`)
-    .join(",") + `|promo:${plan.promo_amount ?? ""}`;
+  priceOptions(plan).map(optionId).join(",") + `|promo:${plan.promo_amount ?? ""}`;
 
 /** The changes of each context group, recomputed by matching its records by what they state (see above). */
 function rematchContextGroups(

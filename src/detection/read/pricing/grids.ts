@@ -275,8 +275,8 @@ export function findGridRecords(
     const rowName = (text: string) => plausibleName(text, { rowHead: true });
     if (label !== "" && !rowName(label) && head && rowName(head) && !priceRowLabel(head)) label = head;
     // A row label that is a description rather than a name ("Cost per user/month on annual plans") is the plans'
-    // price row too. A column headed by a price label ("Hourly Price", "Cost") holds the prices of the rows: the row
-    // label names each.
+    // price row too. A column headed by a price label ("Hourly Price", "Cost"), or by what a plan's own table holds
+    // ("Included"), holds the prices of the rows: the row label names each, without a template's full stop.
     const ofSection = VALUE_COLUMN_RE.test(column);
     const name =
       priceColumnLabel(column) || ofSection
