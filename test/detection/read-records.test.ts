@@ -433,6 +433,17 @@ describe("records from the page's own repetition", () => {
     expect(pricingEvents(events(page(1550), page(1780))).map((event) => event.title)).toEqual([
       expect.stringContaining("Prototyping"),
     ]);
+    // "+ 0.99 € /device" under a plan's monthly price is a price per device beside it, not the plan's second price.
+    const card = (name: string, price: string) =>
+      `<li class="card"><h3>${name}</h3><div class="price">${price} € /month</div>` +
+      `<div class="grey">+ 0.99 € /device</div><ul><li>Up to 50 devices</li></ul></li>`;
+    const devices = read(`<h1>Pricing</h1><ul class="cards">${card("Basic", "19.99")}${card("Pro", "39.99")}</ul>`);
+    expect(devices.pricing.map(({ name, kind, amount }) => [name, kind ?? "plan", amount])).toEqual([
+      ["Basic", "plan", 19.99],
+      ["device (Basic)", "usage", 0.99],
+      ["Pro", "plan", 39.99],
+      ["device (Pro)", "usage", 0.99],
+    ]);
   });
 
   it("reads plans named at the head of a comparison grid and priced in the monthly and yearly panes below it", () => {

@@ -632,7 +632,7 @@ function priceAt(text: string, amount: Amount, all: Amount[]): ParsedPrice | nul
  * meter, not a plan. Seats, users and periods are not units of use ("$10 per user per month" is a plan's price).
  */
 const USAGE_UNIT_RE =
-  /^\s*(?:\/|per|an?|each|for\s+every)\s*(?:\d[\d,.]*\s*(?:[kKmMbB]|thousand|million)?\s*)?(gb|gib|tb|mb|gb-months?|hours?|hrs?|minutes?|mins?|seconds?|requests?|req|calls?|api\s+calls?|events?|messages?|emails?|sms|texts?|credits?|tokens?|runs?|builds?|executions?|invocations?|quer(?:y|ies)|records?|rows?|contacts?|tasks?|transactions?|documents?|gpus?|vcpus?|cpus?|sessions?|pageviews?|impressions?|verifications?|lookups?)\b/i;
+  /^\s*(?:\/|per|an?|each|for\s+every)\s*(?:\d[\d,.]*\s*(?:[kKmMbB]|thousand|million)?\s*)?(gb|gib|tb|mb|gb-months?|hours?|hrs?|minutes?|mins?|seconds?|requests?|req|calls?|api\s+calls?|events?|messages?|emails?|sms|texts?|credits?|tokens?|runs?|builds?|executions?|invocations?|quer(?:y|ies)|records?|rows?|contacts?|tasks?|transactions?|documents?|gpus?|vcpus?|cpus?|sessions?|pageviews?|impressions?|verifications?|lookups?|devices?)\b/i;
 
 /** The unit of use the stated price of `text` is per ("request", "gb"), or null for a plan's price. */
 function readUsageUnit(text: string): string | null {
