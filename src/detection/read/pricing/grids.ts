@@ -9,6 +9,7 @@ import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, typ
 import type { ElementIndex } from "../../parse/tree.js";
 import type { PriceMark } from "./marks.js";
 import { nameText, plausibleName, priceColumnLabel, priceRowLabel } from "./names.js";
+import { isTabList } from "./tabs.js";
 
 export interface GridRecord {
   name: string;
@@ -492,20 +493,6 @@ export function findColumnLabels(
     out.push({ name: `${label} (${plan.name})`, nameEl: mark.el, table: plan.el, marks: [mark], rowLabels: [label] });
   }
   return out;
-}
-
-/** A tab switching between panes: `role="tab"`, or Bootstrap's `data-toggle="tab"` / `"pill"`. */
-export function isTab(el: Element): boolean {
-  const toggle = el.attribs["data-toggle"] ?? el.attribs["data-bs-toggle"];
-  return el.attribs.role === "tab" || toggle === "tab" || toggle === "pill";
-}
-
-/** A list of tabs: marked so, or whose items are (or hold) tabs. */
-function isTabList(el: Element): boolean {
-  return (
-    el.attribs.role === "tablist" ||
-    el.children.some((item) => isElement(item) && (isTab(item) || item.children.some((c) => isElement(c) && isTab(c))))
-  );
 }
 
 /** An element's tag and classes: what a template repeats for every record or column it renders. */

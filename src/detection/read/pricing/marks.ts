@@ -307,17 +307,17 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
       const own = ownText(el);
       if (/\d/.test(own) && own.length <= MARK_MAX_CHARS && !DISCOUNT_RE.test(own)) {
         const prices = statedPrices(own).filter((p) => p.amount !== null && p.currency !== null);
-        const beside = prices.length === 1 ? bareBeside(el, bareInside.get(i), prices[0]!) : null;
+        const bare = bareInside.get(i);
+        const beside = bare && prices.length === 1 ? bareBeside(el, bare, prices[0]!) : null;
         if (beside === "cents") {
           // `35€<sup>99</sup>`: one price, 35.99, not 35 and a second option of 99.
-          const bare = bareInside.get(i)!;
-          dead.add(bare);
-          const cents = Number(bare.text.trim()) / 100;
+          dead.add(bare!);
+          const cents = Number(bare!.text.trim()) / 100;
           marks.push(newMark(el, own, [{ ...prices[0]!, amount: prices[0]!.amount! + cents }], index, false));
           continue;
         }
         // `10$ <span>20</span>`: a higher bare number beside the price is the list price it replaces, not an option.
-        if (beside === "list") bareInside.get(i)!.struck = true;
+        if (beside === "list") bare!.struck = true;
         if (prices.length > 0) marks.push(newMark(el, own, prices, index, false));
       }
       continue;
@@ -607,7 +607,7 @@ function proseMarks(el: Element, index: ElementIndex): PriceMark[] {
 }
 
 /** A name and the bracket its price opens: "Premium ($199/month", "Enterprise (starting at $2500/month". */
-const ENUMERATED_RE = /(\p{Lu}[\p{L}\p{N}-]*(?:\s+\p{Lu}[\p{L}\p{N}-]*){0,2})\s*\(([^()]{0,20})$/u;
+const ENUMERATED_RE = /(\p{Lu}[\p{L}\p{N}-]*(?:\s+\p{Lu}[\p{L}\p{N}-]*){0,2})\s*\([^()]{0,20}$/u;
 
 /**
  * The offers a sentence enumerates, each named before its price in brackets ("a Standard ($29/month), Premium
@@ -728,8 +728,8 @@ function isStruckMark(el: Element): boolean {
  * when it is two digits set as cents (`35€<sup>99</sup>`, `$29<span>99</span>` with nothing between), the list price
  * the price replaces when it is higher and stands apart (`10$ <span class="discounted">20</span>`), else nothing said.
  */
-function bareBeside(el: Element, bare: PriceMark | undefined, price: ParsedPrice): "cents" | "list" | null {
-  if (!bare || bare.struck || bare.el.parent !== el || !/^\s*\d+(?:[.,]\d+)?\s*$/.test(bare.text)) return null;
+function bareBeside(el: Element, bare: PriceMark, price: ParsedPrice): "cents" | "list" | null {
+  if (bare.struck || bare.el.parent !== el || !/^\s*\d+(?:[.,]\d+)?\s*$/.test(bare.text)) return null;
   const amount = bare.options[0]?.amount;
   if (amount == null || price.amount === null) return null;
   const previous = bare.el.prev;

@@ -12,7 +12,8 @@
 import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import { softMark, type PriceMark } from "./marks.js";
-import { isTab, shapeOf } from "./grids.js";
+import { shapeOf } from "./grids.js";
+import { tabsByPane } from "./tabs.js";
 import { firstPriceIndex } from "./money.js";
 import { sentenceAboutPrice } from "./context.js";
 import { nameCandidates, nameText, plausibleName, type NameCandidate } from "./names.js";
@@ -149,30 +150,6 @@ function namedByTabs(index: ElementIndex, records: FoundRecord[], holdsPrice: (e
     }
   }
   return named;
-}
-
-/**
- * The tabs of the page by the id of the pane each shows: `aria-controls`, a `#id` its target or link names, or the id
- * a button's click handler passes (`onclick="openPricing(event, 'selfHost')"`, the tabs of many hand-written pages).
- */
-function tabsByPane(index: ElementIndex): Map<string, Element> {
-  const tabs = new Map<string, Element>();
-  const handlers: [Element, string][] = [];
-  const ids = new Set<string>();
-  for (const el of index.elements) {
-    if (el.attribs.id) ids.add(el.attribs.id);
-    if (el.attribs.onclick && /^(?:button|a|li)$/.test(tagName(el))) handlers.push([el, el.attribs.onclick]);
-    if (!isTab(el)) continue;
-    const { "aria-controls": controls, href } = el.attribs;
-    const target = el.attribs["data-target"] ?? el.attribs["data-bs-target"] ?? href;
-    const id = controls ?? (target?.startsWith("#") ? target.slice(1) : undefined);
-    if (id && !tabs.has(id)) tabs.set(id, el);
-  }
-  for (const [el, handler] of handlers) {
-    const id = /\(\s*(?:event\s*,\s*)?['"]([\w-]+)['"]\s*\)/.exec(handler)?.[1];
-    if (id && ids.has(id) && !tabs.has(id)) tabs.set(id, el);
-  }
-  return tabs;
 }
 
 /** How many cards must repeat one set of labels under their prices for the labels to be options, not names. */
