@@ -187,6 +187,44 @@ describe("records from the page's own repetition", () => {
     expect(pricingEvents(events(page("Get in touch <span>/mo</span>"), page("Call us")))).toEqual([]);
   });
 
+  it("reads 'On-demand' and 'On request' in a plan's price place as offers on request", () => {
+    const head = (name: string, price: string) => `<th><small>${name}</small><strong>${price}</strong></th>`;
+    const { pricing } = read(
+      `<h2>Pick your plan</h2><table><thead><tr><th>Features</th>${head("Free", "0.00€")}${head("Enterprise", "On-demand")}` +
+        `${head("Enterprise Advanced", "On request")}</tr></thead><tbody><tr><td>Clusters</td><td>1</td><td>Unlimited</td>` +
+        `<td>Unlimited</td></tr></tbody></table>`,
+    );
+    expect(pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Free", 0],
+      ["Enterprise", null],
+      ["Enterprise Advanced", null],
+    ]);
+  });
+
+  it("takes a plan's name written again in every row of a comparison as the column's label, not a free offer", () => {
+    const head = (name: string, price: string) => `<th><small>${name}</small><strong>${price}</strong></th>`;
+    const cell = (label: string, value: string) => `<td><b class="label">${label}</b><h6>${value}</h6></td>`;
+    const row = (feature: string, values: string[]) =>
+      `<tr><td><h2>${feature}</h2></td>${cell("FREE", values[0]!)}${cell("PRO", values[1]!)}${cell("ENTERPRISE", values[2]!)}</tr>`;
+    const page = (rows: string) =>
+      `<table><thead><tr><th>Features</th>${head("FREE", "0.00€")}${head("PRO", "19€")}${head("ENTERPRISE", "Contact us")}` +
+      `</tr></thead><tbody>${rows}</tbody></table>`;
+    const rows = [
+      row("Core analytics", ["Yes", "Yes", "Yes"]),
+      row("History", ["1 month", "12 months", "Unlimited"]),
+      row("Support", ["-", "Email", "Dedicated"]),
+      row("Regions", ["1", "Any", "Any"]),
+    ];
+    const { pricing } = read(page(rows.join("")));
+    expect(pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["FREE", 0],
+      ["PRO", 19],
+      ["ENTERPRISE", null],
+    ]);
+    // A feature row removed is no plan removed.
+    expect(pricingEvents(events(page(rows.join("")), page(rows.slice(0, 3).join(""))))).toEqual([]);
+  });
+
   it("reads a plan priced 'for free' beside priced plans", () => {
     const card = (name: string, price: string) =>
       `<div class="column"><div class="is-size-3">${name}</div><div><span class="is-size-4">${price}</span></div>` +

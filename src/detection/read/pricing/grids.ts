@@ -632,3 +632,54 @@ function headName(column: Element): Element | null {
   const name = nameText(first);
   return plausibleName(name) ? first : null;
 }
+
+/**
+ * A word repeated down a table's column ("FREE" in nearly every row of a comparison: the column's plan name written
+ * again in each cell for small screens, above "Yes" or "Unlimited"): it labels the column, it prices none of the rows.
+ * Only a word without a number, in at least MIN_LABEL_ROWS rows and nearly all rows of the table part, in a column
+ * where no row states a number. Plans listed one per row keep their "Free": their price column states numbers too.
+ */
+export function repeatedColumnWords(marks: PriceMark[]): Set<PriceMark> {
+  const labels = new Set<PriceMark>();
+  const at = new Map<string, { rows: Set<Element>; marks: PriceMark[] }>();
+  const numericColumns = new Set<string>();
+  const parts = new Map<AnyNode | null, number>();
+  for (const mark of marks) {
+    const cell = tableCell(mark.el);
+    if (!cell) continue;
+    const row = cell.parent as Element;
+    if (!parts.has(row.parent)) parts.set(row.parent, parts.size);
+    const column = `${parts.get(row.parent)}:${row.children.filter(isElement).indexOf(cell)}`;
+    if (!mark.soft) {
+      numericColumns.add(column);
+      continue;
+    }
+    const key = `${column}:${mark.text.toLowerCase()}`;
+    const entry = at.get(key) ?? { rows: new Set(), marks: [] };
+    entry.rows.add(row);
+    entry.marks.push(mark);
+    at.set(key, entry);
+  }
+  for (const [key, { rows, marks: repeated }] of at) {
+    if (rows.size < MIN_LABEL_ROWS || numericColumns.has(key.slice(0, key.lastIndexOf(":")))) continue;
+    const part = [...rows][0]!.parent as Element;
+    const partRows = part.children.filter((child) => isElement(child) && tagName(child) === "tr").length;
+    if (rows.size >= partRows * LABEL_ROW_SHARE) for (const mark of repeated) labels.add(mark);
+  }
+  return labels;
+}
+
+const MIN_LABEL_ROWS = 3;
+const LABEL_ROW_SHARE = 0.8;
+
+/** The `td`/`th` of a `tr` that holds `el` (at most a few levels up), or null. */
+function tableCell(el: Element): Element | null {
+  let node: AnyNode | null = el;
+  for (let depth = 0; node && isElement(node) && depth < 6; depth++, node = node.parent) {
+    const tag = tagName(node);
+    if ((tag === "td" || tag === "th") && node.parent && isElement(node.parent) && tagName(node.parent) === "tr")
+      return node;
+    if (tag === "table") return null;
+  }
+  return null;
+}

@@ -31,7 +31,7 @@ import { ElementIndex } from "../../parse/tree.js";
 import type { JsonLd } from "../jsonld.js";
 import { maskVolatile } from "../../parse/mask.js";
 import { afterLabel, contextRecords, listItemOf } from "./context.js";
-import { ColumnLabels, findColumnLabels, findGridRecords, findSplitColumns } from "./grids.js";
+import { ColumnLabels, findColumnLabels, findGridRecords, findSplitColumns, repeatedColumnWords } from "./grids.js";
 import { findMarks, type PriceMark } from "./marks.js";
 import { detectBilling, detectPeriod, firstPriceIndex, parsePrice, usageUnit } from "./money.js";
 import { nameText, priceRowLabel } from "./names.js";
@@ -515,9 +515,10 @@ export function extractPricing(
   // Prices inside changelog entries and posts are written about, not offered: no reader takes them; nor worked
   // examples ("Cost Example 1:" and what follows it).
   const inExcluded = index.insideAny([...excluded, ...safely(() => workedExamples(index), [])]);
-  const marks = safely(() => findMarks(index, MAX_PRICE_MARKS), [])
-    .filter((mark) => !inExcluded(mark.el))
-    .slice(0, MAX_PRICE_MARKS);
+  const found = safely(() => findMarks(index, MAX_PRICE_MARKS), []).filter((mark) => !inExcluded(mark.el));
+  // A word written again in every row of a table's column labels the column: no reader takes it as a price.
+  const columnWords = safely(() => repeatedColumnWords(found), new Set<PriceMark>());
+  const marks = found.filter((mark) => !columnWords.has(mark)).slice(0, MAX_PRICE_MARKS);
   const claimed = new Set<PriceMark>();
   const headings = new Headings(index);
   const fromGrids = (mode: "tables" | "rows") =>

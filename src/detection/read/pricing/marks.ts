@@ -90,7 +90,7 @@ const INCREMENT_RE = /^\s*\+\s*\D{0,4}?\s*\d/;
 const FREE_TEXT_RE =
   /^(?:(?:it'?s\s+|100%\s+|for\s+)?(?:free|gratis|kostenlos|gratuit)(?:\s+(?:forever|plan|tier|allowances?|quotas?|usage|for\s+ever|for\s+life|to\s+start|to\s+use|for\s+(?:personal|non-?commercial|open[-\s]source|individuals|hobby\w*|small\s+teams|everyone)(?:\s+\w+)?)|\s+but\b[^$€£\d]*|\s*[,;:–—+-][^$€£\d]*)?|forever\s+free|always\s+free)[.!]?$/i;
 const CONTACT_TEXT_RE =
-  /^(?:contact(?:\s+(?:us|sales|our\s+sales(?:\s+team)?|our\s+team))?(?:\s+for\s+(?:pricing|a\s+quote|details|a\s+price))?|talk\s+to\s+(?:us|sales|an?\s+expert)|get\s+in\s+touch|call\s+us|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on\s+request|pay[-\s]what[-\s]you[-\s](?:want|like)(?:\s*\([^)]{0,40}\))?|name\s+your\s+(?:own\s+)?price|(?:book|schedule|request)\s+(?:a\s+)?(?:demo|call)|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?(?:\s*\/\s*(?:mo|month|yr|year))?$/i;
+  /^(?:contact(?:\s+(?:us|sales|our\s+sales(?:\s+team)?|our\s+team))?(?:\s+for\s+(?:pricing|a\s+quote|details|a\s+price))?|talk\s+to\s+(?:us|sales|an?\s+expert)|get\s+in\s+touch|call\s+us|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on[-\s](?:request|demand)|pay[-\s]what[-\s]you[-\s](?:want|like)(?:\s*\([^)]{0,40}\))?|name\s+your\s+(?:own\s+)?price|(?:book|schedule|request)\s+(?:a\s+)?(?:demo|call)|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?(?:\s*\/\s*(?:mo|month|yr|year))?$/i;
 /**
  * Amounts that are no price: a saving ("$5 off", "50% off", "Save $20", "a $10 discount"), a worked calculation ("(223,200
  * / 10,000) * $1.20 = $26.80 per month", "7200 x 31"), a value a plan includes ("Includes check runs worth $70") and a
@@ -274,8 +274,9 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
     }
   }
   const hasDigit = index.textMatches(/\d/);
+  // Every word FREE_TEXT_RE or CONTACT_TEXT_RE needs, to pass by elements without one quickly.
   const hasWord = index.textMatches(
-    /\b(?:free|custom|contact|talk|touch|quote|kostenlos|gratuit|gratis|pay[-\s]what|name\s+your|demo|call)\b/i,
+    /\b(?:free|custom|contact|contacter|kontakt\w*|talk|touch|quote|request|demand|anfrage|devis|kostenlos|gratuit|gratis|pay[-\s]what|name\s+your|demo|call)\b/i,
   );
   const markedInside = new Uint8Array(elements.length);
   /** The one mark under an element when it is a bare number (`<span class="amount">49</span>`), to give it a currency. */

@@ -211,6 +211,18 @@ function aloneOnLine(index: ElementIndex, el: Element, name: string): boolean {
 }
 
 /**
+ * `el` and the price right after it are all its block says (`<th><small>Free</small><strong>0.00€</strong></th>`): "Free"
+ * names the price beside it, as on a line of its own.
+ */
+function rightBeforePrice(index: ElementIndex, el: Element, name: string, holdsPrice: (el: Element) => boolean): boolean {
+  let next = el.next;
+  while (next && next.type === "text" && (next as { data: string }).data.trim() === "") next = next.next;
+  if (!next || !isElement(next) || !holdsPrice(next) || !el.parent || !isElement(el.parent)) return false;
+  const chars = (text: string) => text.replace(/\s/g, "").length;
+  return index.visibleChars(el.parent) <= chars(name) + index.visibleChars(next) + 2;
+}
+
+/**
  * Name candidates of a record, best first: elements inside `record` before position `before` (its first price)
  * holding no price themselves. When nothing before the price can name it, a heading or name-classed element after it
  * (a few layouts put the price on top).
@@ -241,7 +253,8 @@ export function nameCandidates(
     const name = nameText(el);
     // "Free" names a plan standing on its own line (a heading over "$0"), not opening a sentence ("<strong>Free</strong>
     // for annual plans and Enterprise customers"): there it is a price.
-    if (FREE_NAME_RE.test(name) && !aloneOnLine(index, el, name)) return;
+    if (FREE_NAME_RE.test(name) && !aloneOnLine(index, el, name) && !rightBeforePrice(index, el, name, holdsPrice))
+      return;
     if (!plausibleName(name, { heading: isHeading(el), rowHead: longRow })) {
       if (BILLING_WORDS_RE.test(name)) optionLabel = Math.max(optionLabel, prominence(el, order, name));
       return;
