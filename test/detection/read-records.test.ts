@@ -225,6 +225,54 @@ describe("records from the page's own repetition", () => {
     expect(pricingEvents(events(page(rows.join("")), page(rows.slice(0, 3).join(""))))).toEqual([]);
   });
 
+  it("reads a card of the plans' template whose price place holds words as an offer without a stated price", () => {
+    const card = (name: string, price: string) =>
+      `<div class="column"><div class="box"><p class="is-size-4 font-medium">${name}</p><p class="is-size-2">${price}` +
+      ` <span class="is-size-6">/ month</span></p><p>Built for teams.</p><ul><li>SSO</li><li>Metrics</li></ul></div></div>`;
+    const page = (pro: string) =>
+      `<h1>Pricing</h1><div class="columns">${card("Community", "$0")}${card("Pro", pro)}` +
+      `${card("Enterprise", "Talk to us")}</div>`;
+    expect(read(page("Cluster")).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Community", 0],
+      ["Pro", null],
+      ["Enterprise", null],
+    ]);
+    // Its price stated later is a pricing event.
+    expect(pricingEvents(events(page("$$"), page("$500"))).length).toBeGreaterThan(0);
+  });
+
+  it("reads a line pricing its offer in words beside priced lines, and a table row without a price among priced rows", () => {
+    const list = read(
+      `<h3>Plan Pricing</h3><ul><li><strong>Hobby</strong>: $5 / mo</li><li><strong>Pro</strong>: $20 / seat / mo</li>` +
+        `<li><strong>Enterprise</strong>: Custom pricing</li></ul>` +
+        `<p>The <strong>Enterprise</strong> plan helps with <strong>vendor registration</strong> and more.</p>`,
+    );
+    expect(list.pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Hobby", 5],
+      ["Pro", 20],
+      ["Enterprise", null],
+    ]);
+    const row = (name: string, price: string) =>
+      `<tr><td><strong>${name}</strong></td><td>16 GB</td><td>${price}</td></tr>`;
+    const gpus = read(
+      `<table><thead><tr><th>GPU</th><th>Memory</th><th>Price</th></tr></thead><tbody>${row("A4000", "$0.76/hr")}` +
+        `${row("A100", "$3.09/hr")}${row("H100", "$5.95/hr")}${row("A5000", "🔜")}</tbody></table>`,
+    );
+    expect(gpus.pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["A4000", 0.76],
+      ["A100", 3.09],
+      ["H100", 5.95],
+      ["A5000", null],
+    ]);
+    // Feature rows beside a table's one priced row price nothing.
+    const features = read(
+      `<table><tbody><tr><td><strong>Price</strong></td><td>$0</td><td>$8/mo</td></tr>` +
+        `<tr><td><strong>Endpoints</strong></td><td>Up to 3</td><td>Unlimited</td></tr>` +
+        `<tr><td><strong>Domains</strong></td><td>Random</td><td>Custom</td></tr></tbody></table>`,
+    );
+    expect(features.pricing.map((plan) => plan.name)).not.toContain("Endpoints");
+  });
+
   it("reads a plan priced 'for free' beside priced plans", () => {
     const card = (name: string, price: string) =>
       `<div class="column"><div class="is-size-3">${name}</div><div><span class="is-size-4">${price}</span></div>` +

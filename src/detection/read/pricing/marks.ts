@@ -399,7 +399,7 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
     if (!mark && text.length <= 40) {
       // A numbered heading ("1. Free plan") says the same without its number.
       const words = isHeading(el) ? text.replace(/^\d{1,2}[.)]\s+/, "") : text;
-      const soft = FREE_TEXT_RE.test(words) ? 0 : CONTACT_TEXT_RE.test(words) || onRequest ? null : undefined;
+      const soft = onRequest ? null : softAmount(words);
       if (soft !== undefined) mark = softMark(el, text, soft);
     }
     if (mark) {
@@ -419,6 +419,11 @@ function calculationResult(el: Element): boolean {
   while (previous && previous.type === "text" && (previous as { data: string }).data.trim() === "")
     previous = previous.prev;
   return previous?.type === "text" && /=\s*$/.test((previous as { data: string }).data);
+}
+
+/** What a whole text prices without a number: 0 for "Free", null for "Contact us", undefined for anything else. */
+export function softAmount(text: string): 0 | null | undefined {
+  return FREE_TEXT_RE.test(text) ? 0 : CONTACT_TEXT_RE.test(text) ? null : undefined;
 }
 
 /** A price without a number: "Free" (0) or "Contact us" (null), stated by `el`'s text. */

@@ -214,7 +214,12 @@ function aloneOnLine(index: ElementIndex, el: Element, name: string): boolean {
  * `el` and the price right after it are all its block says (`<th><small>Free</small><strong>0.00€</strong></th>`): "Free"
  * names the price beside it, as on a line of its own.
  */
-function rightBeforePrice(index: ElementIndex, el: Element, name: string, holdsPrice: (el: Element) => boolean): boolean {
+function rightBeforePrice(
+  index: ElementIndex,
+  el: Element,
+  name: string,
+  holdsPrice: (el: Element) => boolean,
+): boolean {
   let next = el.next;
   while (next && next.type === "text" && (next as { data: string }).data.trim() === "") next = next.next;
   if (!next || !isElement(next) || !holdsPrice(next) || !el.parent || !isElement(el.parent)) return false;

@@ -11,7 +11,7 @@
  */
 import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
-import { softMark, type PriceMark } from "./marks.js";
+import { softAmount, softMark, type PriceMark } from "./marks.js";
 import { shapeOf } from "./grids.js";
 import { tabsByPane } from "./tabs.js";
 import { firstPriceIndex } from "./money.js";
@@ -86,6 +86,7 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
       numbers[at] = 0;
     }
     holdsRecord[i] = 1;
+    records.push(...unstatedSiblings(index, children, set));
   }
   records.push(...twins(index, records, open, holdsRecord));
   records.push(...unpricedTwins(index, records));
@@ -300,6 +301,78 @@ function unpricedTwins(index: ElementIndex, records: FoundRecord[]): FoundRecord
     named.add(name.toLowerCase());
   }
   return found;
+}
+
+/** The most a block's price place may say without an amount ("Cluster / month", "$$", "Pay per cluster"). */
+const MAX_UNSTATED_CHARS = 30;
+
+/**
+ * A card of the set's own template, beside its cards, whose price place holds words instead of an amount ("OpenFaaS
+ * Pro | Cluster / month" beside "$0 / month" and "Talk to us"): an offer whose price the page does not state, read
+ * without an amount. Its name and price place sit where a record of the set has them (the same path of children from
+ * the card down), its name element of the same tag and classes.
+ */
+function unstatedSiblings(index: ElementIndex, siblings: Element[], set: FoundRecord[]): FoundRecord[] {
+  const model = set.find((record) => record.marks.some((mark) => !mark.soft));
+  const price = model?.marks.find((mark) => !mark.soft);
+  if (!model || !price || !index.contains(model.el, model.nameEl) || model.nameEl === model.el) return [];
+  // Rows beside a table's few priced rows are its feature rows ("Online Endpoints | Unlimited" prices nothing), unless
+  // a row prices its offer in words ("Enterprise | Contact sales"). In a table of priced rows, a row with words in the
+  // price column is an offer without a price ("A5000 | 24 GB | 🔜" among rows at "$0.76/hr").
+  const inSet = new Set(set.map((record) => record.el));
+  const others = siblings.filter((sibling) => !inSet.has(sibling) && tagName(sibling) === tagName(model.el)).length;
+  const featureRows =
+    (CELL_TAGS.has(tagName(model.el)) || CELL_ROLES.has(model.el.attribs.role ?? "")) && set.length < 2 * others;
+  const namePath = childPath(model.el, model.nameEl);
+  const pricePath = childPath(model.el, price.el);
+  if (!namePath || !pricePath) return [];
+  const named = new Set(set.map((record) => record.name.toLowerCase()));
+  const found: FoundRecord[] = [];
+  for (const sibling of siblings) {
+    if (inSet.has(sibling) || tagName(sibling) !== tagName(model.el)) continue;
+    if (index.visibleChars(sibling) > MAX_RECORD_CHARS) continue;
+    const nameEl = followPath(sibling, namePath);
+    const place = followPath(sibling, pricePath);
+    if (!nameEl || !place || shapeOf(nameEl) !== shapeOf(model.nameEl) || tagName(place) !== tagName(price.el))
+      continue;
+    const text = collapse(textContent(place));
+    const name = nameText(nameEl);
+    if (text === "" || /\d/.test(text) || text.length > MAX_UNSTATED_CHARS) continue;
+    if (!plausibleName(name) || named.has(name.toLowerCase())) continue;
+    // Each on a line of its own, as in a card: bold words of a sentence are no price place. A line that names its
+    // offer before a price in words ("**Enterprise**: Custom pricing" under "**Pro**: $20 / seat / mo") is one.
+    const at = text.indexOf(name);
+    const said = softAmount((at === -1 ? text : text.slice(at + name.length)).replace(/^[\s:–—-]+/, ""));
+    if (said === undefined && (featureRows || inRunningText(nameEl) || inRunningText(place))) continue;
+    named.add(name.toLowerCase());
+    found.push({ el: sibling, nameEl, name, marks: [softMark(place, text, said ?? null)], setSize: set.length });
+  }
+  return found;
+}
+
+/** Whether text runs beside `el` in its parent (`<p>… <strong>vendor registration</strong> …</p>`). */
+function inRunningText(el: Element): boolean {
+  return (el.parent?.children ?? []).some(
+    (node) => node.type === "text" && (node as { data: string }).data.trim() !== "",
+  );
+}
+
+/** The indexes of element children leading from `root` down to `el`, or null when `el` is not inside it. */
+function childPath(root: Element, el: Element): number[] | null {
+  const path: number[] = [];
+  for (let node: Element = el; node !== root;) {
+    const parent = node.parent;
+    if (!parent || !isElement(parent)) return null;
+    path.push(parent.children.filter(isElement).indexOf(node));
+    node = parent;
+  }
+  return path.reverse();
+}
+
+function followPath(root: Element, path: number[]): Element | null {
+  let node: Element | undefined = root;
+  for (const step of path) node = node?.children.filter(isElement)[step];
+  return node ?? null;
 }
 
 /** How far above a price its record's name and price meet (a card's title and price share a parent or two). */
