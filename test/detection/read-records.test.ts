@@ -1282,6 +1282,19 @@ describe("a price change is never silent", () => {
 });
 
 describe("a redesign is not a price change", () => {
+  it("raises no pricing event when a price named by its context is read under another label at the same amount", () => {
+    // Buttons priced in a column without a heading: a note inserted above them changes the words that name them.
+    const page = (note: string) =>
+      `<div class="col"><div class="display-6">Secure payments by <a href="https://paddle.com">Paddle</a></div>${note}` +
+      `<button class="btn">Monthly <br> $2.99/month</button><button class="btn">Yearly <br> $29.99/year</button></div>`;
+    const before = page("<hr>");
+    const after = page(
+      `<div>Please note that Paddle only supports bank card or PayPal. <br> Email us for other options.</div>`,
+    );
+    expect(read(before).pricing.map((plan) => plan.name)).not.toEqual(read(after).pricing.map((plan) => plan.name));
+    expect(pricingEvents(events(before, after))).toEqual([]);
+  });
+
   const cards = `<div class="plans"><div class="plan"><h3>Basic</h3><p>$9/month</p></div><div class="plan"><h3>Pro</h3><p>$29/month</p></div></div>`;
   const table = `<table><thead><tr><th>Plan</th><th>Basic</th><th>Pro</th></tr></thead>
     <tbody><tr><td>Price</td><td>$9/month</td><td>$29/month</td></tr></tbody></table>`;

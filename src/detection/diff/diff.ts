@@ -210,7 +210,9 @@ function settleContextChanges(
   before: PricingPlan[],
   after: PricingPlan[],
 ): RecordChange<PricingPlan>[] {
-  const changes = pairReworded(rematchContextGroups(all, before, after));
+  // Rematched, a context price may come out gone under one label and come under another ("Secure payments by Paddle"
+  // $2.99 → "Price" $2.99): the same price read anew, paired as a rename like any other.
+  const changes = pairRenames(pairReworded(rematchContextGroups(all, before, after)));
   const named = (plans: PricingPlan[]) => plans.some((plan) => plan.origin !== "context");
   const bothNamed = named(before) && named(after);
   return changes.filter((change) => {
