@@ -784,6 +784,21 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a row of a comparison whose label ends in a template's full stop as a price of its own, not a plan's option", () => {
+    const cell = (text: string) => `<td><span>${text}</span></td>`;
+    const { pricing } = read(
+      `<table><thead><tr><th>Plans</th><th>Personal</th><th>Business</th></tr></thead><tbody>` +
+        `<tr><th scope="row">Pricing</th>${cell("$19.99 /mo")}${cell("$249.99 /mo")}</tr>` +
+        `<tr><th scope="row">Tunnels included.</th>${cell("2 tunnels")}${cell("5 tunnels")}</tr>` +
+        `<tr><th scope="row">Platform fee.</th>${cell("n/a")}${cell("250 USD / mo")}</tr></tbody></table>`,
+    );
+    expect(pricing.map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([
+      ["Personal", [19.99]],
+      ["Business", [249.99]],
+      ["Business – Platform fee", [250]],
+    ]);
+  });
+
   it("names a table row by its first cell whatever wraps the text, without footnote marks or status notes", () => {
     const row = (name: string, price: string) => `<tr><td>${name}</td><td>8 vCPU</td><td>${price}</td></tr>`;
     const { pricing } = read(

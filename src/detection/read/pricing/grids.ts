@@ -267,7 +267,8 @@ export function findGridRecords(
   };
   const columnsOf = new Map<Element, Map<Element, { column: number; width: number }>>();
   const add = (mark: PriceMark, nameEl: Element, rowLabel: string, table: Element): void => {
-    let label = rowLabel;
+    // A template's full stop after every row label ("Cost per tunnel.") is no part of the name.
+    let label = rowLabel.replace(/(?<=\w)\.$/, "");
     // The row of the plans' prices ("Price", "Monthly", or no label) names the price by its column; another priced row
     // ("Extra seats | $5 | $4") is a price of its own for each plan.
     const column = nameText(nameEl);
@@ -281,7 +282,7 @@ export function findGridRecords(
     const ofSection = VALUE_COLUMN_RE.test(column);
     const name =
       priceColumnLabel(column) || ofSection
-        ? label.replace(/\.$/, "")
+        ? label
         : label === "" || priceRowLabel(label) || !rowName(label)
           ? column
           : `${column} – ${label}`;
