@@ -299,6 +299,22 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads cents in an element of their own after the whole amount (a WordPress price-table widget's '$ 9 99 /month')", () => {
+    const table = (name: string, whole: string, cents: string) =>
+      `<div class="elementor-price-table"><div class="elementor-price-table__header"><h3>${name}</h3></div>` +
+      `<div class="elementor-price-table__price"><span class="elementor-price-table__currency">$</span>` +
+      `<span class="elementor-price-table__integer-part">${whole}</span><div class="elementor-price-table__after-price">` +
+      `<span class="elementor-price-table__fractional-part">${cents}</span>` +
+      `<span class="elementor-price-table__period">/month</span></div></div><ul><li>10 users</li><li>Support</li></ul></div>`;
+    const { pricing } = read(
+      `<div class="row"><div class="col">${table("Starter", "9", "99")}</div><div class="col">${table("Pro", "29", "00")}</div></div>`,
+    );
+    expect(pricing.map((plan) => [plan.name, priceOptionsOf(plan), plan.period])).toEqual([
+      ["Starter", [9.99], "month"],
+      ["Pro", [29], "month"],
+    ]);
+  });
+
   it("reads a higher bare number beside a price as the list price it replaces ('10$ <span>20</span>')", () => {
     const card = (name: string, price: string) =>
       `<div class="plan"><h2>${name}</h2><h4 class="price">${price}</h4><span>per user / month</span></div>`;

@@ -299,6 +299,13 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
         const amount = bare.options[0]!.amount;
         if (whole !== null && amount !== null && (whole === amount || Math.trunc(whole) === amount)) {
           dead.add(bare);
+          // Its cents set apart in an element of their own after it (Elementor's `<span>$</span><span>9</span><div>
+          // <span class="…fractional-part">99</span><span>/month</span></div>`): 9.99, not 9 and a second price of 99.
+          const cents = whole === amount && Number.isInteger(whole) ? centsAfter(index, el, bare, text, marks) : null;
+          if (cents) {
+            dead.add(cents);
+            priced[0] = { ...priced[0]!, amount: whole + Number(cents.text.trim()) / 100 };
+          }
           marks.push(newMark(el, text, priced, index, bare.struck));
           continue;
         }
@@ -727,6 +734,29 @@ function isStruckMark(el: Element): boolean {
   }
   // A struck part inside the mark (`<span>$<del>49</del></span>`: the currency outside it) makes it a list price.
   return el.children.some((child) => isElement(child) && isStruck(child));
+}
+
+/**
+ * The bare two digits inside `el` right after its whole amount `bare`, with nothing but spacing between them in its
+ * text (`$9 99/month`): the amount's cents. The marks of `el`'s descendants are the last ones pushed.
+ */
+function centsAfter(
+  index: ElementIndex,
+  el: Element,
+  bare: PriceMark,
+  text: string,
+  marks: PriceMark[],
+): PriceMark | null {
+  const whole = bare.text.trim();
+  for (let k = marks.length - 1; k >= 0 && index.contains(el, marks[k]!.el); k--) {
+    const mark = marks[k]!;
+    if (mark === bare || mark.struck || !/^\d{2}$/.test(mark.text.trim()) || mark.options[0]?.currency !== null)
+      continue;
+    if (index.at(mark.el) < index.at(bare.el)) continue;
+    const digits = mark.text.trim();
+    if (new RegExp(`(?:^|\\D)${whole}\\s*${digits}(?!\\d)`).test(text)) return mark;
+  }
+  return null;
 }
 
 /**
