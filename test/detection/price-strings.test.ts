@@ -142,6 +142,10 @@ describe("the failure classes, each read exactly or not at all", () => {
     expect(parsePrice("¥9,800/年")?.period).toBe("year");
     expect(parsePrice("50K Rupiah Per Tahun")).toMatchObject({ amount: 50000, currency: "IDR", period: "year" });
     expect(parsePrice("Rp50K per bulan")).toMatchObject({ amount: 50000, currency: "IDR", period: "month" });
+    // Thousands with decimals: "$2.5k/mo" is 2,500 a month, never nothing.
+    expect(parsePrice("$2.5k/mo")).toMatchObject({ amount: 2500, currency: "USD", period: "month" });
+    expect(parsePrice("€2,5k / Monat")).toMatchObject({ amount: 2500, currency: "EUR", period: "month" });
+    expect(parsePrice("$1.25k per month")).toMatchObject({ amount: 1250, currency: "USD", period: "month" });
   });
 
   it("reads a whole amount written with a dash for its decimals ('20,- EUR', 'Fr. 49.–')", () => {

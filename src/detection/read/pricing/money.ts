@@ -334,6 +334,12 @@ export function detectPeriod(after: string): BillingPeriod | null {
 // Prices in text
 
 /** "$40M Series B", "$2.5bn valuation", "$10k": amounts with a magnitude are money, not a price. */
+/** "2.5" (of "$2.5k") in thousands, as a decimal string: "2500". */
+function inThousands(token: string): string {
+  const [whole, fraction = ""] = token.split(/[.,]/);
+  return `${whole}${fraction.padEnd(3, "0")}`;
+}
+
 const MAGNITUDE_AFTER = /^\s?(?:[kKmMbB]|bn|mn|million|billion|thousand|mio|mrd)(?![\p{L}\p{N}])/u;
 /** Between two amounts, a range: "$10 – $20", "10 to 20 €", "49 bis 99 €". */
 const RANGE_BETWEEN = /^\s*(?:[-–—~]|to|bis|à|au|hasta|a|do|tot|until)\s*$/i;
@@ -411,7 +417,7 @@ function amountsIn(stated: string): Amount[] {
       if (
         !(beforeForm || wordAfter) ||
         !/^\s?[kK]$/.test(magnitude[0]) ||
-        !/^\d+$/.test(token) ||
+        !/^\d+(?:[.,]\d{1,2})?$/.test(token) ||
         detectPeriod(wordAfter ? rest.slice(wordAfter.length) : rest) === null
       )
         continue;
@@ -445,7 +451,7 @@ function amountsIn(stated: string): Amount[] {
       reading: ambiguous
         ? () => ({ ambiguous })
         : thousands
-          ? () => ({ decimal: `${token}000` })
+          ? () => ({ decimal: inThousands(token) })
           : cents
             ? () => inHundredths(readNumber(token, null))
             : () => readNumber(token, currency),
