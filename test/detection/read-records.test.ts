@@ -546,6 +546,17 @@ describe("records from the page's own repetition", () => {
       ["Pro", "plan", 39.99],
       ["device (Pro)", "usage", 0.99],
     ]);
+    // "+ $10 per extra seat" under "$49/mo": an add-on the plan sells, not a second price of the plan.
+    const seats = (name: string, price: string, extra: string) =>
+      `<div class="card"><h3>${name}</h3><p class="price">${price}/mo</p><p class="small">+ ${extra} per extra seat</p>` +
+      `<ul><li>5 seats</li><li>Support</li></ul></div>`;
+    const team = read(`<div class="grid">${seats("Team", "$49", "$10")}${seats("Business", "$199", "$8")}</div>`);
+    expect(team.pricing.map(({ name, kind, amount }) => [name, kind ?? "plan", amount])).toEqual([
+      ["Team", "plan", 49],
+      ["extra seat (Team)", "addon", 10],
+      ["Business", "plan", 199],
+      ["extra seat (Business)", "addon", 8],
+    ]);
   });
 
   it("reads plans named at the head of a comparison grid and priced in the monthly and yearly panes below it", () => {

@@ -558,8 +558,10 @@ export function extractPricing(
         return label === null || priceRowLabel(label);
       });
       // A price per unit of use beside the plan's own price ("$130 / GB memory per month" under "$1550 / month") is
-      // a meter the plan sells, a record of its own, not another option of the plan's price.
-      const meters = labelled.filter((mark) => !mark.soft && usageUnit(mark.text) !== null);
+      // a meter the plan sells, a record of its own, not another option of the plan's price; so is a price written
+      // as an increment per something ("+ $10 per extra seat" under "$49/mo"), an add-on.
+      const extra = (mark: PriceMark) => mark.increment && METER_UNIT_RE.test(mark.text);
+      const meters = labelled.filter((mark) => !mark.soft && (usageUnit(mark.text) !== null || extra(mark)));
       const own =
         meters.length > 0 && meters.length < labelled.filter((mark) => !mark.soft).length
           ? labelled.filter((mark) => !meters.includes(mark))
@@ -594,7 +596,8 @@ export function extractPricing(
         if (!metered) continue;
         claimed.add(meter);
         const label = METER_UNIT_RE.exec(meter.text)?.[1]?.trim() ?? usageUnit(meter.text)!;
-        readings.add(planFrom(`${label} (${name})`, metered, "card", [], "usage"), section, index.at(meter.el));
+        const kind = usageUnit(meter.text) !== null ? "usage" : "addon";
+        readings.add(planFrom(`${label} (${name})`, metered, "card", [], kind), section, index.at(meter.el));
       }
     }
   }, undefined);
