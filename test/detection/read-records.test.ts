@@ -981,6 +981,26 @@ describe("plans as sections of a document", () => {
     ]);
   });
 
+  it("reads the lines of a plan list priced in words beside its priced line ('Hobby — free', 'Enterprise — contact us')", () => {
+    const { pricing } = read(
+      `<h1>Billing</h1><p>We offer three plans:</p><ul><li>Hobby — free</li><li>Pro — $20/user/month</li>` +
+        `<li>Enterprise — contact us</li></ul><h2>Limits</h2><ul><li>Builds — free</li><li>Logs: 7 days</li></ul>`,
+    );
+    expect(pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Hobby", 0],
+      ["Pro", 20],
+      ["Enterprise", null],
+    ]);
+    // "Free forever for personal projects." under a heading among priced headings is that offer at 0.
+    const headed = read(
+      `<h1>Plans</h1><h2>Hobby</h2><p>Free forever for personal projects.</p><h2>Pro</h2><p>$20 per user per month.</p>`,
+    );
+    expect(headed.pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Hobby", 0],
+      ["Pro", 20],
+    ]);
+  });
+
   it("reads a plan per heading, 'Free' and 'Custom pricing' under their headings included", () => {
     const plan = (name: string, price: string) =>
       `<h3>${name}</h3><p><em>${price}</em></p><ul><li>2 concurrent apps</li><li>Email support</li></ul>`;

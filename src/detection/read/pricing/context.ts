@@ -6,7 +6,7 @@
  */
 import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
-import { onRequestHeading, type PriceMark } from "./marks.js";
+import { onRequestHeading, softAmount, softMark, type PriceMark } from "./marks.js";
 import { firstPriceIndex } from "./money.js";
 import { nameText, plausibleName } from "./names.js";
 
@@ -126,7 +126,7 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
     if (question !== null) sections.set(mark, question);
   }
 
-  return open
+  const found = open
     .filter((mark) => {
       // An amount a plan includes ("The Hobby plan includes $5 of resource usage per month", "…, including $5 of
       // usage") is an allowance, not a price.
@@ -173,6 +173,38 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
       return { mark, label, section: sections.get(mark) ?? null };
     })
     .filter((found) => !(found.section && NOT_OFFERED_RE.test(found.section)));
+  return [...found, ...labelledSoftLines(index, marks, found)].sort(
+    (a, b) => index.at(a.mark.el) - index.at(b.mark.el),
+  );
+}
+
+/** "Hobby — free", "Enterprise: contact us": a label of a few words, a colon or a dash, and a price in words. */
+const LABELLED_SOFT_RE = /^([^:–—-]{1,30}?)\s*(?::|\s[–—-]\s|[–—])\s*(.{1,40})$/;
+
+/**
+ * The lines of a list beside its labelled prices ("Pro — $20/user/month") that price their offer in words: "Hobby —
+ * free" at 0, "Enterprise — contact us" without an amount, named by their label, under the same section.
+ */
+function labelledSoftLines(index: ElementIndex, marks: PriceMark[], found: ContextRecord[]): ContextRecord[] {
+  const lists = new Map<Element, string | null>();
+  for (const { mark, label, section } of found) {
+    const item = mark.soft || label === null ? null : listItemOf(mark.el);
+    if (item?.parent && isElement(item.parent) && !lists.has(item.parent)) lists.set(item.parent, section);
+  }
+  if (lists.size === 0) return [];
+  const priced = new Set(marks.map((mark) => listItemOf(mark.el)).filter((item) => item !== null));
+  const out: ContextRecord[] = [];
+  for (const [list, section] of lists) {
+    for (const item of list.children) {
+      if (!isElement(item) || tagName(item) !== "li" || priced.has(item) || index.visibleChars(item) > 80) continue;
+      const line = LABELLED_SOFT_RE.exec(collapse(textContent(item)));
+      const amount = line ? softAmount(line[2]!) : undefined;
+      const label = line ? labelOf(line[1]!) : null;
+      if (amount === undefined || label === null) continue;
+      out.push({ mark: { ...softMark(item, line![2]!, amount), lead: line![1]! }, label, section });
+    }
+  }
+  return out;
 }
 
 /**

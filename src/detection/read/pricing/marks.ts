@@ -88,7 +88,7 @@ const STRUCK_STYLE_RE = /text-decoration(?:-line)?\s*:[^;]*line-through/i;
 const INCREMENT_RE = /^\s*\+\s*\D{0,4}?\s*\d/;
 /** A whole text that prices a plan without a number: free, or priced by the sales team. */
 const FREE_TEXT_RE =
-  /^(?:(?:it'?s\s+|100%\s+|for\s+)?(?:free|gratis|kostenlos|gratuit)(?:\s+(?:forever|plan|tier|allowances?|quotas?|usage|for\s+ever|for\s+life|to\s+start|to\s+use|for\s+(?:personal|non-?commercial|open[-\s]source|individuals|hobby\w*|small\s+teams|everyone)(?:\s+\w+)?)|\s+but\b[^$€£\d]*|\s*[,;:–—+-][^$€£\d]*)?|forever\s+free|always\s+free)[.!]?$/i;
+  /^(?:(?:it'?s\s+|100%\s+|for\s+)?(?:free|gratis|kostenlos|gratuit)(?:\s+forever(?=\s+for\s))?(?:\s+(?:forever|plan|tier|allowances?|quotas?|usage|for\s+ever|for\s+life|to\s+start|to\s+use|for\s+(?:personal|non-?commercial|open[-\s]source|individuals|hobby\w*|small\s+teams|everyone)(?:\s+\w+)?)|\s+but\b[^$€£\d]*|\s*[,;:–—+-][^$€£\d]*)?|forever\s+free|always\s+free)[.!]?$/i;
 const CONTACT_TEXT_RE =
   /^(?:contact(?:\s+(?:us|sales|our\s+sales(?:\s+team)?|our\s+team))?(?:\s+for\s+(?:pricing|a\s+quote|details|a\s+price))?|talk\s+to\s+(?:us|sales|an?\s+expert)|get\s+in\s+touch|call\s+us|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on[-\s](?:request|demand)|pay[-\s]what[-\s]you[-\s](?:want|like)(?:\s*\([^)]{0,40}\))?|name\s+your\s+(?:own\s+)?price|(?:book|schedule|request)\s+(?:a\s+)?(?:demo|call)|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?(?:\s*\/\s*(?:mo|month|yr|year))?$/i;
 /**
