@@ -1344,6 +1344,18 @@ describe("a price change is never silent", () => {
 });
 
 describe("a redesign is not a price change", () => {
+  it("raises no pricing event when a customer's quotation with an amount is added ('Acme saved us $50,000 a year')", () => {
+    const card = (name: string, price: string) =>
+      `<div class="card"><h3>${name}</h3><p class="price">${price}</p><ul><li>Projects</li><li>Support</li></ul></div>`;
+    const page = (more: string) =>
+      `<h1>Pricing</h1><div class="grid">${card("Basic", "$10/mo")}${card("Pro", "$20/mo")}</div>${more}`;
+    for (const quote of [
+      `<blockquote>"Switching cut our bill to $300 a month." — Jane, CTO</blockquote>`,
+      `<p class="testimonial">"Acme saved us $50,000 a year." — Sam, VP Engineering</p>`,
+    ])
+      expect(pricingEvents(events(page(""), page(quote)))).toEqual([]);
+  });
+
   it("raises no pricing event when a price named by its context is read under another label at the same amount", () => {
     // Buttons priced in a column without a heading: a note inserted above them changes the words that name them.
     const page = (note: string) =>

@@ -514,7 +514,9 @@ export function extractPricing(
 
   // Prices inside changelog entries and posts are written about, not offered: no reader takes them; nor worked
   // examples ("Cost Example 1:" and what follows it).
-  const inExcluded = index.insideAny([...excluded, ...safely(() => workedExamples(index), [])]);
+  // A quotation (a customer's testimonial: "Acme saved us $50,000 a year") is written about too.
+  const quotes = index.elements.filter((el) => tagName(el) === "blockquote" || tagName(el) === "q");
+  const inExcluded = index.insideAny([...excluded, ...quotes, ...safely(() => workedExamples(index), [])]);
   const found = safely(() => findMarks(index, MAX_PRICE_MARKS), []).filter((mark) => !inExcluded(mark.el));
   // A word written again in every row of a table's column labels the column: no reader takes it as a price.
   const columnWords = safely(() => repeatedColumnWords(found), new Set<PriceMark>());
