@@ -273,6 +273,17 @@ describe("records from the page's own repetition", () => {
     expect(features.pricing.map((plan) => plan.name)).not.toContain("Endpoints");
   });
 
+  it("reads a period hidden from screen readers only ('$50<span aria-hidden>/mo</span>' after an sr-only 'Price:')", () => {
+    const card = (name: string, price: string) =>
+      `<div class="card"><h3>${name}</h3><p class="price"><span class="sr-only">Price:</span>${price}` +
+      `<span aria-hidden="true">/mo</span></p><ul><li>Projects</li><li>Support</li></ul></div>`;
+    const { pricing } = read(`<div class="grid">${card("Team", "$50")}${card("Business", "$200")}</div>`);
+    expect(pricing.map((plan) => [plan.name, plan.amount, plan.period])).toEqual([
+      ["Team", 50, "month"],
+      ["Business", 200, "month"],
+    ]);
+  });
+
   it("reads a plan priced 'for free' beside priced plans", () => {
     const card = (name: string, price: string) =>
       `<div class="column"><div class="is-size-3">${name}</div><div><span class="is-size-4">${price}</span></div>` +

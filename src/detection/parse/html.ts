@@ -458,13 +458,20 @@ export function stripBoilerplate($: CheerioAPI): void {
   const removed: Element[] = [];
   // A modal library may set aria-hidden on the whole app root while its dialog is open: keep the page then. A hidden
   // block that states prices is the other pane of a monthly/annual switch: in the markup, so read
-  // (docs/real-pages.md#a-period-switch-is-not-a-price-change).
+  // (docs/real-pages.md#a-period-switch-is-not-a-price-change). A few words hidden from screen readers only, beside a
+  // price (`$50<span aria-hidden="true">/mo</span>` after an sr-only "per month"), are shown on screen: its period.
   const statesPrice = index.textMatches(MONEY_RE);
+  const besidePrice = (el: Element): boolean =>
+    el.attribs["aria-hidden"] === "true" &&
+    index.visibleChars(el) <= 20 &&
+    el.parent !== null &&
+    isElement(el.parent) &&
+    statesPrice(el.parent);
   removeEach(
     index,
     removed,
     elements.filter((el) => el.attribs["aria-hidden"] === "true" || el.attribs.hidden !== undefined),
-    (el) => !holdsPage(el) && !statesPrice(el),
+    (el) => !holdsPage(el) && !statesPrice(el) && !besidePrice(el),
   );
   const privacyText = index.textMatches(PRIVACY_TEXT_RE);
   removeEach(
