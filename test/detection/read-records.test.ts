@@ -284,6 +284,19 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("names a plan 'Start' by its name-classed element, and reads a price classed 'old' as the list price", () => {
+    const card = (name: string, price: string) =>
+      `<div class="pricing-plan"><div class="plan-header"><span class="plan-name">${name}</span></div>` +
+      `<div class="plan-price">${price}</div><ul><li>Projects</li><li>Support</li></ul><a class="btn">Start</a></div>`;
+    const { pricing } = read(
+      `<div class="plans">${card("Start", "49 zł netto / mies.")}${card("Biznes", "<span class='old'>149 zł</span> 99 zł / mies.")}</div>`,
+    );
+    expect(pricing.map((plan) => [plan.name, plan.amount, plan.promo_amount ?? null, plan.origin])).toEqual([
+      ["Start", 49, null, "card"],
+      ["Biznes", 149, 99, "card"],
+    ]);
+  });
+
   it("reads a plan priced 'for free' beside priced plans", () => {
     const card = (name: string, price: string) =>
       `<div class="column"><div class="is-size-3">${name}</div><div><span class="is-size-4">${price}</span></div>` +

@@ -83,7 +83,7 @@ const PRICE_CLASS_RE = /price|amount|cost|fee|rate|tarif|preis|prix|precio/i;
 /** Wording of a struck list price, on the element or its classes. */
 const STRUCK_TAGS = new Set(["del", "s", "strike"]);
 const STRUCK_CLASS_RE =
-  /strike|line[-_]?through|crossed|old[-_]?price|original|was[-_]?price|regular[-_]?price|list[-_]?price|outdated|former[-_]?price|previous[-_]?price/i;
+  /strike|line[-_]?through|crossed|old[-_]?price|\bold\b|original|was[-_]?price|regular[-_]?price|list[-_]?price|outdated|former[-_]?price|previous[-_]?price/i;
 const STRUCK_STYLE_RE = /text-decoration(?:-line)?\s*:[^;]*line-through/i;
 const INCREMENT_RE = /^\s*\+\s*\D{0,4}?\s*\d/;
 /** A whole text that prices a plan without a number: free, or priced by the sales team. */

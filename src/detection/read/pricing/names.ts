@@ -105,7 +105,7 @@ function readPlausibleName(name: string, options: { heading?: boolean; rowHead?:
     (row ? /[\p{L}\p{N}]/u : /\p{L}/u).test(name) &&
     !name.endsWith("?") &&
     !NOT_A_PLAN_RE.test(name) &&
-    // A heading is no button: a plan named "Select" or "Start" is a name there.
+    // A heading (or a name-classed element) is no button: a plan named "Select" or "Start" is a name there.
     (options.heading === true || !CALL_TO_ACTION_RE.test(name)) &&
     !BADGE_TEXT_RE.test(name) &&
     !BILLING_WORDS_RE.test(name) &&
@@ -260,7 +260,9 @@ export function nameCandidates(
     // for annual plans and Enterprise customers"): there it is a price.
     if (FREE_NAME_RE.test(name) && !aloneOnLine(index, el, name) && !rightBeforePrice(index, el, name, holdsPrice))
       return;
-    if (!plausibleName(name, { heading: isHeading(el), rowHead: longRow })) {
+    // A name-classed element that is no link or button (`<span class="plan-name">Start</span>`) names as a heading does.
+    const titled = isHeading(el) || (named && !/^(?:a|button)$/.test(tagName(el)));
+    if (!plausibleName(name, { heading: titled, rowHead: longRow })) {
       if (BILLING_WORDS_RE.test(name)) optionLabel = Math.max(optionLabel, prominence(el, order, name));
       return;
     }
