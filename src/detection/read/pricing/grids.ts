@@ -8,7 +8,7 @@
 import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import type { PriceMark } from "./marks.js";
-import { nameText, plausibleName, priceColumnLabel, priceRowLabel } from "./names.js";
+import { hasOwnText, nameText, plausibleName, priceColumnLabel, priceRowLabel } from "./names.js";
 import { isTabList } from "./tabs.js";
 
 export interface GridRecord {
@@ -372,10 +372,6 @@ function nestedList(el: Element): boolean {
   return /^(?:ul|ol)$/.test(tagName(el)) && !!parent && /^(?:ul|ol|li)$/.test(tagName(parent));
 }
 
-function hasOwnText(el: Element): boolean {
-  return el.children.some((child) => child.type === "text" && (child as { data: string }).data.trim() !== "");
-}
-
 function sameShapeBefore(row: Element, width: number, cellsIn: (row: Element) => unknown[]): boolean {
   for (let previous = row.prev, steps = 0; previous && steps < ROW_LIMIT; previous = previous.prev) {
     if (!isElement(previous)) continue;
@@ -642,29 +638,31 @@ function headName(column: Element): Element | null {
  */
 export function repeatedColumnWords(marks: PriceMark[]): Set<PriceMark> {
   const labels = new Set<PriceMark>();
-  const at = new Map<string, { rows: Set<Element>; marks: PriceMark[] }>();
+  const words = new Map<string, { rows: Set<Element>; marks: PriceMark[] }>();
   const numericColumns = new Set<string>();
-  const parts = new Map<AnyNode | null, number>();
+  // Each table part (a tbody, a thead, a table without one) by a number, to key its columns.
+  const parts = new Map<Element, number>();
   for (const mark of marks) {
-    const cell = tableCell(mark.el);
-    if (!cell) continue;
-    const row = cell.parent as Element;
-    if (!parts.has(row.parent)) parts.set(row.parent, parts.size);
-    const column = `${parts.get(row.parent)}:${row.children.filter(isElement).indexOf(cell)}`;
+    const cell = ancestor(mark.el, isCell, 6);
+    const row = cell && parentElement(cell);
+    const part = row && isRow(row) ? parentElement(row) : null;
+    if (!cell || !row || !part) continue;
+    if (!parts.has(part)) parts.set(part, parts.size);
+    const column = `${parts.get(part)}:${row.children.filter(isElement).indexOf(cell)}`;
     if (!mark.soft) {
       numericColumns.add(column);
       continue;
     }
     const key = `${column}:${mark.text.toLowerCase()}`;
-    const entry = at.get(key) ?? { rows: new Set(), marks: [] };
+    const entry = words.get(key) ?? { rows: new Set(), marks: [] };
     entry.rows.add(row);
     entry.marks.push(mark);
-    at.set(key, entry);
+    words.set(key, entry);
   }
-  for (const [key, { rows, marks: repeated }] of at) {
+  for (const [key, { rows, marks: repeated }] of words) {
     if (rows.size < MIN_LABEL_ROWS || numericColumns.has(key.slice(0, key.lastIndexOf(":")))) continue;
-    const part = [...rows][0]!.parent as Element;
-    const partRows = part.children.filter((child) => isElement(child) && tagName(child) === "tr").length;
+    const part = parentElement([...rows][0]!)!;
+    const partRows = part.children.filter((child) => isElement(child) && isRow(child)).length;
     if (rows.size >= partRows * LABEL_ROW_SHARE) for (const mark of repeated) labels.add(mark);
   }
   return labels;
@@ -672,15 +670,3 @@ export function repeatedColumnWords(marks: PriceMark[]): Set<PriceMark> {
 
 const MIN_LABEL_ROWS = 3;
 const LABEL_ROW_SHARE = 0.8;
-
-/** The `td`/`th` of a `tr` that holds `el` (at most a few levels up), or null. */
-function tableCell(el: Element): Element | null {
-  let node: AnyNode | null = el;
-  for (let depth = 0; node && isElement(node) && depth < 6; depth++, node = node.parent) {
-    const tag = tagName(node);
-    if ((tag === "td" || tag === "th") && node.parent && isElement(node.parent) && tagName(node.parent) === "tr")
-      return node;
-    if (tag === "table") return null;
-  }
-  return null;
-}

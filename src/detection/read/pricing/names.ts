@@ -194,7 +194,8 @@ function prominence(el: Element, order: number, name: string): number {
 }
 
 /** Elements whose own text is not just their children's: wrappers (`<div><h3>Pro</h3></div>`) are not candidates. */
-function hasOwnText(el: Element): boolean {
+/** Whether `el` holds text of its own, beside its child elements (a sentence around a bold phrase). */
+export function hasOwnText(el: Element): boolean {
   return el.children.some((child) => child.type === "text" && (child as { data: string }).data.trim() !== "");
 }
 

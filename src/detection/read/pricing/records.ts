@@ -16,7 +16,7 @@ import { shapeOf } from "./grids.js";
 import { tabsByPane } from "./tabs.js";
 import { firstPriceIndex } from "./money.js";
 import { sentenceAboutPrice } from "./context.js";
-import { nameCandidates, nameText, plausibleName, type NameCandidate } from "./names.js";
+import { hasOwnText, nameCandidates, nameText, plausibleName, type NameCandidate } from "./names.js";
 
 export interface FoundRecord {
   el: Element;
@@ -352,9 +352,7 @@ function unstatedSiblings(index: ElementIndex, siblings: Element[], set: FoundRe
 
 /** Whether text runs beside `el` in its parent (`<p>… <strong>vendor registration</strong> …</p>`). */
 function inRunningText(el: Element): boolean {
-  return (el.parent?.children ?? []).some(
-    (node) => node.type === "text" && (node as { data: string }).data.trim() !== "",
-  );
+  return el.parent !== null && isElement(el.parent) && hasOwnText(el.parent);
 }
 
 /** The indexes of element children leading from `root` down to `el`, or null when `el` is not inside it. */
