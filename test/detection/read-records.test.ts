@@ -841,11 +841,15 @@ describe("records from the page's own repetition", () => {
       `<table><thead><tr><th>Plans</th><th>Personal</th><th>Business</th></tr></thead><tbody>` +
         `<tr><th scope="row">Pricing</th>${cell("$19.99 /mo")}${cell("$249.99 /mo")}</tr>` +
         `<tr><th scope="row">Tunnels included.</th>${cell("2 tunnels")}${cell("5 tunnels")}</tr>` +
+        `<tr><th scope="row">Cost per tunnel.</th>${cell("10 USD / mo")}${cell("50 USD / mo")}</tr>` +
         `<tr><th scope="row">Platform fee.</th>${cell("n/a")}${cell("250 USD / mo")}</tr></tbody></table>`,
     );
+    // "Cost per tunnel" below the plans' price row is a price per tunnel, not another option of each plan's price.
     expect(pricing.map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([
       ["Personal", [19.99]],
       ["Business", [249.99]],
+      ["Personal – Cost per tunnel", [10]],
+      ["Business – Cost per tunnel", [50]],
       ["Business – Platform fee", [250]],
     ]);
   });

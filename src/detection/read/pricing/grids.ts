@@ -193,6 +193,16 @@ function spannedLabel(
  * Grid records: unclaimed numeric marks in a priced row under a header row, named by the header cell of their column.
  * `mode` "tables" reads `<table>` and ARIA grids; "rows" reads rows of plain elements.
  */
+/**
+ * "Cost per tunnel", "Price per additional cluster": a price per something else than a seat, a user or a period ("Cost
+ * per Postman Flows user/month on monthly plans" is a price per user).
+ */
+function perOtherUnit(label: string): boolean {
+  return /^(?:price|pricing|cost|fee)s?\s+per\s/i.test(label) && !SEAT_OR_PERIOD_RE.test(label);
+}
+const SEAT_OR_PERIOD_RE =
+  /\b(?:users?|seats?|members?|persons?|people|months?|monthly|years?|yearly|annual(?:ly)?|hours?|hourly|days?|weeks?|minutes?)\b/i;
+
 export function findGridRecords(
   index: ElementIndex,
   marks: PriceMark[],
@@ -280,10 +290,14 @@ export function findGridRecords(
     // price row too. A column headed by a price label ("Hourly Price", "Cost"), or by what a plan's own table holds
     // ("Included"), holds the prices of the rows: the row label names each, without a template's full stop.
     const ofSection = VALUE_COLUMN_RE.test(column);
+    // Below the plans' price row, a price per something else than a seat or a period ("Pricing | $25/mo", then "Cost
+    // per tunnel | 5 USD / mo") is a price of its own, not another option of the plan's price.
+    const priced = byName.get(column.toLowerCase());
+    const perOther = perOtherUnit(label) && priced !== undefined && priced.rowLabels.some((other) => other !== label);
     const name =
       priceColumnLabel(column) || ofSection
         ? label
-        : label === "" || priceRowLabel(label) || !rowName(label)
+        : label === "" || ((priceRowLabel(label) || !rowName(label)) && !perOther)
           ? column
           : `${column} – ${label}`;
     if (!name || !plausibleName(name.split(" – ")[0]!)) return;
