@@ -66,6 +66,7 @@ export const HELD_OUT_SETS = [
   "holdout-8",
   "holdout-9",
   "holdout-10",
+  "holdout-11",
 ] as const;
 export type HeldOutSet = (typeof HELD_OUT_SETS)[number];
 export type CorpusSet = "develop" | HeldOutSet;
