@@ -142,6 +142,12 @@ export function isElement(node: AnyNode | null | undefined): node is Element {
   return !!node && (node.type === "tag" || node.type === "script" || node.type === "style");
 }
 
+/** The next sibling of `el` that is an element, whatever text stands between. */
+export function nextElementSibling(el: Element): Element | null {
+  for (let next = el.next; next; next = next.next) if (isElement(next)) return next;
+  return null;
+}
+
 /** Control characters and non-characters are binary junk, never page text. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const JUNK_CHARS = /[\u0000-\u0008\u000e-\u001f\u007f\ufffe\uffff]/g;

@@ -13,6 +13,7 @@ import {
   collapse,
   isElement,
   isHeading,
+  nextElementSibling,
   tagName,
   textContent,
   type AnyNode,
@@ -113,11 +114,6 @@ const GENERIC_LINK_TEXT_RE =
   /^(?:apply(?: now)?|view (?:all )?(?:jobs|openings|positions|roles)|see (?:all )?(?:jobs|openings|positions|roles)|learn more|read more|details|more)$/i;
 const GROUP_CLASS_RE = /category-title|category-header|large-category|department|group-title|team-title|team-name/i;
 
-function nextElement(el: Element): Element | null {
-  for (let next = el.next; next; next = next.next) if (isElement(next)) return next;
-  return null;
-}
-
 function firstText(index: ElementIndex, el: Element, predicate: (inner: Element) => boolean): string | null {
   for (const inner of index.inside(el)) {
     if (!predicate(inner) || index.visibleChars(inner) === 0) continue;
@@ -180,7 +176,8 @@ function itemsUnderHeadings(index: ElementIndex): Element[] {
     const level = Number(tagName(heading).slice(1));
     // The heading may sit in its own wrapper (<div class="section-head"><h2>…</h2></div><ul>…): start after it.
     let anchor: Element = heading;
-    for (let hops = 0; hops < 3 && !nextElement(anchor) && isElement(anchor.parent); hops += 1) anchor = anchor.parent;
+    for (let hops = 0; hops < 3 && !nextElementSibling(anchor) && isElement(anchor.parent); hops += 1)
+      anchor = anchor.parent;
     for (let next = anchor.next; next; next = next.next) {
       if (!isElement(next)) continue;
       if (isHeading(next) && Number(tagName(next).slice(1)) <= level) break;

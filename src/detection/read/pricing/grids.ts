@@ -652,7 +652,7 @@ function headName(column: Element): Element | null {
  */
 export function repeatedColumnWords(marks: PriceMark[]): Set<PriceMark> {
   const labels = new Set<PriceMark>();
-  const words = new Map<string, { rows: Set<Element>; marks: PriceMark[] }>();
+  const words = new Map<string, { column: string; rows: Set<Element>; marks: PriceMark[] }>();
   const numericColumns = new Set<string>();
   // Each table part (a tbody, a thead, a table without one) by a number, to key its columns.
   const parts = new Map<Element, number>();
@@ -668,13 +668,13 @@ export function repeatedColumnWords(marks: PriceMark[]): Set<PriceMark> {
       continue;
     }
     const key = `${column}:${mark.text.toLowerCase()}`;
-    const entry = words.get(key) ?? { rows: new Set(), marks: [] };
+    const entry = words.get(key) ?? { column, rows: new Set(), marks: [] };
     entry.rows.add(row);
     entry.marks.push(mark);
     words.set(key, entry);
   }
-  for (const [key, { rows, marks: repeated }] of words) {
-    if (rows.size < MIN_LABEL_ROWS || numericColumns.has(key.slice(0, key.lastIndexOf(":")))) continue;
+  for (const { column, rows, marks: repeated } of words.values()) {
+    if (rows.size < MIN_LABEL_ROWS || numericColumns.has(column)) continue;
     const part = parentElement([...rows][0]!)!;
     const partRows = part.children.filter((child) => isElement(child) && isRow(child)).length;
     if (rows.size >= partRows * LABEL_ROW_SHARE) for (const mark of repeated) labels.add(mark);

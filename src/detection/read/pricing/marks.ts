@@ -317,15 +317,15 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
         const prices = statedPrices(own).filter((p) => p.amount !== null && p.currency !== null);
         const bare = bareInside.get(i);
         const beside = bare && prices.length === 1 ? bareBeside(el, bare, prices[0]!) : null;
-        if (beside === "cents") {
+        if (bare && beside === "cents") {
           // `35€<sup>99</sup>`: one price, 35.99, not 35 and a second option of 99.
-          dead.add(bare!);
-          const cents = Number(bare!.text.trim()) / 100;
+          dead.add(bare);
+          const cents = Number(bare.text.trim()) / 100;
           marks.push(newMark(el, own, [{ ...prices[0]!, amount: prices[0]!.amount! + cents }], index, false));
           continue;
         }
         // `10$ <span>20</span>`: a higher bare number beside the price is the list price it replaces, not an option.
-        if (beside === "list") bare!.struck = true;
+        if (bare && beside === "list") bare.struck = true;
         if (prices.length > 0) marks.push(newMark(el, own, prices, index, false));
       }
       continue;

@@ -334,13 +334,13 @@ export function detectPeriod(after: string): BillingPeriod | null {
 // Prices in text
 
 /** "$40M Series B", "$2.5bn valuation", "$10k": amounts with a magnitude are money, not a price. */
+const MAGNITUDE_AFTER = /^\s?(?:[kKmMbB]|bn|mn|million|billion|thousand|mio|mrd)(?![\p{L}\p{N}])/u;
+
 /** "2.5" (of "$2.5k") in thousands, as a decimal string: "2500". */
 function inThousands(token: string): string {
   const [whole, fraction = ""] = token.split(/[.,]/);
   return `${whole}${fraction.padEnd(3, "0")}`;
 }
-
-const MAGNITUDE_AFTER = /^\s?(?:[kKmMbB]|bn|mn|million|billion|thousand|mio|mrd)(?![\p{L}\p{N}])/u;
 /** Between two amounts, a range: "$10 – $20", "10 to 20 €", "49 bis 99 €". */
 const RANGE_BETWEEN = /^\s*(?:[-–—~]|to|bis|à|au|hasta|a|do|tot|until)\s*$/i;
 /** Before an amount, the list price beside a promotion: "Was $120", "statt 249 €", "Regular price $99". */

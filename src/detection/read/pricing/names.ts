@@ -4,7 +4,16 @@
  * heading size such as Bootstrap's `h3`), bold weight, and being first. Badges ("Most popular"), calls to action
  * ("Get started"), billing words ("Monthly") and section titles ("Compare plans") are never names.
  */
-import { classTokens, collapse, isElement, isHeading, tagName, type AnyNode, type Element } from "../../parse/html.js";
+import {
+  classTokens,
+  collapse,
+  isElement,
+  isHeading,
+  nextElementSibling,
+  tagName,
+  type AnyNode,
+  type Element,
+} from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import { firstPriceIndex } from "./money.js";
 
@@ -193,8 +202,10 @@ function prominence(el: Element, order: number, name: string): number {
   return score;
 }
 
-/** Elements whose own text is not just their children's: wrappers (`<div><h3>Pro</h3></div>`) are not candidates. */
-/** Whether `el` holds text of its own, beside its child elements (a sentence around a bold phrase). */
+/**
+ * Whether `el` holds text of its own beside its child elements: wrappers (`<div><h3>Pro</h3></div>`) are no name
+ * candidates, and a bold phrase inside such text is part of a sentence.
+ */
 export function hasOwnText(el: Element): boolean {
   return el.children.some((child) => child.type === "text" && (child as { data: string }).data.trim() !== "");
 }
@@ -221,9 +232,9 @@ function rightBeforePrice(
   name: string,
   holdsPrice: (el: Element) => boolean,
 ): boolean {
-  let next = el.next;
-  while (next && next.type === "text" && (next as { data: string }).data.trim() === "") next = next.next;
-  if (!next || !isElement(next) || !holdsPrice(next) || !el.parent || !isElement(el.parent)) return false;
+  // Text between the two counts in the block's characters below.
+  const next = nextElementSibling(el);
+  if (!next || !holdsPrice(next) || !el.parent || !isElement(el.parent)) return false;
   const chars = (text: string) => text.replace(/\s/g, "").length;
   return index.visibleChars(el.parent) <= chars(name) + index.visibleChars(next) + 2;
 }
