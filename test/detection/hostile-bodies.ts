@@ -18,6 +18,9 @@ const mb = (chars: number): string => `${Number((chars / 1_000_000).toFixed(2))}
 const count = (n: number): string =>
   n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : `${n}`;
 
+/** How many columns of about `width` characters (a head cell and a price cell) fill `size`. */
+const columns = (size: number, width: number): number => Math.max(3, Math.floor(size / width));
+
 /** `unit` repeated until the result is about `size` characters. */
 function fill(unit: string, size: number): string {
   return unit.repeat(Math.max(1, Math.floor(size / unit.length)));
@@ -160,6 +163,28 @@ function records(MB: number): HostileBody[] {
     html(`pricing: ${mb(4 * MB)} of headings with loose prices`, () =>
       page(fill("<h3>Pro</h3><p>$49 per month</p>", 4 * MB)),
     ),
+    // Grids whose rows are thousands of cells wide: each price used to search its row, or ask every column of its grid,
+    // again (quadratic: a 0.6 MB table took 7.5 s).
+    html(`pricing: a table ${count(columns(4 * MB, 28))} columns wide`, () => {
+      const n = columns(4 * MB, 28);
+      return page(
+        `<table><tr><th></th>${"<th>Pro</th>".repeat(n)}</tr><tr><td>Price</td>${"<td>$49/mo</td>".repeat(n)}</tr></table>`,
+      );
+    }),
+    html(`pricing: a row of ${count(columns(4 * MB, 110))} plan names over a row of their prices`, () => {
+      const n = columns(4 * MB, 110);
+      return page(
+        `<section><div class="heads">${'<div class="col"><strong>Pro</strong><p>For teams</p></div>'.repeat(n)}</div>` +
+          `<div class="panes">${'<div class="col"><p>$49/mo</p><a>Buy now</a></div>'.repeat(n)}</div></section>`,
+      );
+    }),
+    html(`pricing: ${count(columns(4 * MB, 80))} plan columns beside a label column`, () => {
+      const n = columns(4 * MB, 80);
+      return page(
+        `<div class="grid"><div class="labels">${"<p>Seats</p>".repeat(5)}</div>` +
+          `${'<div class="plan"><h3>Pro</h3><p>$49/mo</p><p>5</p><p>$5 per extra seat</p></div>'.repeat(n)}</div>`,
+      );
+    }),
     html(`items: ${mb(4 * MB)} of dated articles`, () =>
       page(
         fill(

@@ -50,8 +50,12 @@ export interface FoundDate {
   length: number;
 }
 
+const FOUR_DIGITS_RE = /\d{4}/;
+
 /** The earliest full date (with a year) written in `text`. */
 export function findDate(text: string): FoundDate | null {
+  // Every pattern holds a four-digit year: text without four digits in a row is skipped in one scan.
+  if (!FOUR_DIGITS_RE.test(text)) return null;
   let best: FoundDate | null = null;
   for (const pattern of PATTERNS) {
     const m = pattern.re.exec(text);

@@ -173,12 +173,27 @@ function fromBlocks(index: ElementIndex, baseUrl: string): FoundItems {
 /** Characters of an entry's text read after its heading: enough for a summary of about 300. */
 const ENTRY_TEXT_CHARS = 600;
 
+/** What the heading readings of every level ask of the page, found once. */
+interface HeadingLookups {
+  firstTime: (el: Element) => Element | null;
+  firstLink: (el: Element) => Element | null;
+  /** Whether an element's text holds four digits in a row: a written date has its year. */
+  holdsYear: (el: Element) => boolean;
+}
+
+function headingLookups(index: ElementIndex): HeadingLookups {
+  return {
+    firstTime: index.firstInside(index.elements.filter((el) => tagName(el) === "time")),
+    firstLink: index.firstInside(index.elements.filter((el) => tagName(el) === "a" && el.attribs.href)),
+    holdsYear: index.textMatches(/\d{4}/),
+  };
+}
+
 /** Headings of one level each followed (or preceded) by a short date line, or themselves a date. */
-function fromHeadings(index: ElementIndex, baseUrl: string, level: string): FoundItems {
+function fromHeadings(index: ElementIndex, baseUrl: string, level: string, lookups: HeadingLookups): FoundItems {
   const items: ContentItem[] = [];
   const blocks: Element[] = [];
-  const firstTime = index.firstInside(index.elements.filter((el) => tagName(el) === "time"));
-  const firstLink = index.firstInside(index.elements.filter((el) => tagName(el) === "a" && el.attribs.href));
+  const { firstTime, firstLink, holdsYear } = lookups;
   const siblings = (el: Element, direction: "next" | "prev"): Element | null => {
     for (let node = el[direction]; node; node = node[direction]) if (isElement(node)) return node;
     return null;
@@ -187,6 +202,7 @@ function fromHeadings(index: ElementIndex, baseUrl: string, level: string): Foun
     if (!el || isHeading(el)) return null;
     const time = tagName(el) === "time" ? el : firstTime(el);
     if (time) return toIsoDate(time.attribs.datetime) ?? toIsoDate(collapse(textContent(time)));
+    if (!holdsYear(el)) return null;
     const text = shortText(index, el, 80);
     return text === null ? null : (findDate(text)?.iso ?? null);
   };
@@ -235,10 +251,11 @@ function dedupe(found: FoundItems): FoundItems {
 }
 
 export function extractItems(root: AnyNode, baseUrl: string, index = new ElementIndex(root)): FoundItems {
+  let lookups: HeadingLookups | undefined;
   for (const reading of [
     () => fromBlocks(index, baseUrl),
-    () => fromHeadings(index, baseUrl, "h2"),
-    () => fromHeadings(index, baseUrl, "h3"),
+    () => fromHeadings(index, baseUrl, "h2", (lookups ??= headingLookups(index))),
+    () => fromHeadings(index, baseUrl, "h3", (lookups ??= headingLookups(index))),
   ]) {
     const found = dedupe(reading());
     if (found.items.length >= MIN_ITEMS) return found;

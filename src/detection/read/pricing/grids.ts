@@ -261,6 +261,12 @@ export function findGridRecords(
     if (!ownTextOf.has(row)) ownTextOf.set(row, hasOwnText(row));
     return ownTextOf.get(row)!;
   };
+  // Once per row: a row of many cells is asked again for each price below it.
+  const tabListOf = new Map<Element, boolean>();
+  const tabList = (row: Element): boolean => {
+    if (!tabListOf.has(row)) tabListOf.set(row, isTabList(row));
+    return tabListOf.get(row)!;
+  };
   const byName = new Map<string, GridRecord>();
   const headerCache = new Map<Element, Map<number, Element> | null>();
   const header = (
@@ -360,7 +366,7 @@ export function findGridRecords(
             steps++;
             if (cellsIn(previous).length !== width || ownText(previous)) continue;
             // Tabs name the panes they show (records.ts reads them so), not the lines inside them.
-            if (isTabList(previous)) break;
+            if (tabList(previous)) break;
             // The header is the first row of the block: a row of the same shape above it makes it a body row.
             if (sameShapeBefore(previous, width, cellsIn)) continue;
             const names = header(previous);
@@ -508,7 +514,10 @@ export function findColumnLabels(
 
 /** An element's tag and classes: what a template repeats for every record or column it renders. */
 export function shapeOf(el: Element): string {
-  const classes = (el.attribs.class ?? "").split(/\s+/).filter(Boolean).sort();
+  const classAttribute = el.attribs.class ?? "";
+  // One class, the common case, needs no split and sort (every child of a page's largest parents gets a shape).
+  if (!/\s/.test(classAttribute)) return `${tagName(el)}.${classAttribute}`;
+  const classes = classAttribute.split(/\s+/).filter(Boolean).sort();
   return `${tagName(el)}.${classes.join(".")}`;
 }
 
@@ -551,7 +560,7 @@ export function findSplitColumns(index: ElementIndex, marks: PriceMark[], claime
     }
     const names = namesOf.get(pane);
     if (!names) continue;
-    const nameEl = names[columns.indexOf(column)];
+    const nameEl = names[siblings.positionIn(pane, column)];
     if (!nameEl) continue;
     const record = byColumn.get(column);
     if (record) record.marks.push(mark);
@@ -568,6 +577,8 @@ export function findSplitColumns(index: ElementIndex, marks: PriceMark[], claime
 class SiblingShapes {
   private readonly groups = new Map<Element, Map<string, Element[]>>();
   private readonly shapes = new Map<Element, string>();
+  private readonly positions = new Map<Element, Map<Element, number>>();
+  private readonly remembered = new Map<Element, Map<string, unknown>>();
 
   shape(el: Element): string {
     let shape = this.shapes.get(el);
@@ -575,8 +586,25 @@ class SiblingShapes {
     return shape;
   }
 
+  /** `child`'s place among the children of `parent` of its shape (a Map lookup: a pane may have thousands). */
+  positionIn(parent: Element, child: Element): number {
+    let positions = this.positions.get(parent);
+    if (!positions) this.positions.set(parent, (positions = new Map()));
+    let position = positions.get(child);
+    if (position === undefined) {
+      this.like(parent, child).forEach((el, i) => positions.set(el, i));
+      position = positions.get(child) ?? -1;
+    }
+    return position;
+  }
+
   /** The children of `parent` of `child`'s shape (`child` among them), in document order. */
   like(parent: Element, child: Element): Element[] {
+    return this.ofShape(parent, this.shape(child));
+  }
+
+  /** The children of `parent` of one shape, in document order. */
+  ofShape(parent: Element, shape: string): Element[] {
     let groups = this.groups.get(parent);
     if (!groups) {
       groups = new Map();
@@ -589,7 +617,15 @@ class SiblingShapes {
       }
       this.groups.set(parent, groups);
     }
-    return groups.get(this.shape(child)) ?? [];
+    return groups.get(shape) ?? [];
+  }
+
+  /** A value computed once per element and key: the panes of one page ask the same grids the same question. */
+  remember<T>(el: Element, key: string, compute: () => T): T {
+    let byKey = this.remembered.get(el);
+    if (!byKey) this.remembered.set(el, (byKey = new Map()));
+    if (!byKey.has(key)) byKey.set(key, compute());
+    return byKey.get(key) as T;
   }
 }
 
@@ -605,15 +641,24 @@ function columnNames(
 ): (Element | null)[] | null {
   const shape = siblings.shape(column);
   const count = siblings.like(pane, column).length;
+  // Every pane of a page asks the same grids for columns of one shape and count: each grid answers once.
+  const key = `${count}|${shape}`;
   // Columns that hold names only: a pane's own columns name nothing (their first line is a price).
-  const namesIn = (grid: Element): (Element | null)[] | null => {
-    const columns = grid.children.filter(
-      (child): child is Element => isElement(child) && siblings.shape(child) === shape,
-    );
-    if (columns.length !== count) return null;
-    const names = columns.map(headName);
-    return names.filter(Boolean).length >= Math.max(2, count - 1) ? names : null;
-  };
+  const namesIn = (grid: Element): (Element | null)[] | null =>
+    siblings.remember(grid, key, () => {
+      const columns = siblings.ofShape(grid, shape);
+      if (columns.length !== count) return null;
+      const names = columns.map(headName);
+      return names.filter(Boolean).length >= Math.max(2, count - 1) ? names : null;
+    });
+  const namesWithin = (block: Element): (Element | null)[] | null =>
+    siblings.remember(block, `within|${key}`, () => {
+      for (const grid of [block, ...index.inside(block)]) {
+        const found = namesIn(grid);
+        if (found) return found;
+      }
+      return null;
+    });
   for (let el: Element | null = pane, level = 0; el && level < SPLIT_LEVELS; el = parentElement(el), level++) {
     // The grid of names around the panes (its columns, then the panes, in one container)…
     const around = parentElement(el);
@@ -625,10 +670,8 @@ function columnNames(
       if (!isElement(sibling)) continue;
       steps++;
       if (index.sizeInside(sibling) > 5000) continue;
-      for (const grid of [sibling, ...index.inside(sibling)]) {
-        const found = namesIn(grid);
-        if (found) return found;
-      }
+      const found = namesWithin(sibling);
+      if (found) return found;
     }
   }
   return null;
@@ -656,13 +699,20 @@ export function repeatedColumnWords(marks: PriceMark[]): Set<PriceMark> {
   const numericColumns = new Set<string>();
   // Each table part (a tbody, a thead, a table without one) by a number, to key its columns.
   const parts = new Map<Element, number>();
+  // Each row's cells by position, once per row: a row of thousands of cells is not searched again for each.
+  const cellPositions = new Map<Element, Map<Element, number>>();
   for (const mark of marks) {
     const cell = ancestor(mark.el, isCell, 6);
     const row = cell && parentElement(cell);
     const part = row && isRow(row) ? parentElement(row) : null;
     if (!cell || !row || !part) continue;
     if (!parts.has(part)) parts.set(part, parts.size);
-    const column = `${parts.get(part)}:${row.children.filter(isElement).indexOf(cell)}`;
+    let positions = cellPositions.get(row);
+    if (!positions) {
+      positions = new Map(row.children.filter(isElement).map((child, k) => [child, k]));
+      cellPositions.set(row, positions);
+    }
+    const column = `${parts.get(part)}:${positions.get(cell)}`;
     if (!mark.soft) {
       numericColumns.add(column);
       continue;
@@ -673,10 +723,15 @@ export function repeatedColumnWords(marks: PriceMark[]): Set<PriceMark> {
     entry.marks.push(mark);
     words.set(key, entry);
   }
+  const rowCounts = new Map<Element, number>();
   for (const { column, rows, marks: repeated } of words.values()) {
     if (rows.size < MIN_LABEL_ROWS || numericColumns.has(column)) continue;
-    const part = parentElement([...rows][0]!)!;
-    const partRows = part.children.filter((child) => isElement(child) && isRow(child)).length;
+    const part = parentElement(rows.values().next().value!)!;
+    let partRows = rowCounts.get(part);
+    if (partRows === undefined) {
+      partRows = part.children.filter((child) => isElement(child) && isRow(child)).length;
+      rowCounts.set(part, partRows);
+    }
     if (rows.size >= partRows * LABEL_ROW_SHARE) for (const mark of repeated) labels.add(mark);
   }
   return labels;

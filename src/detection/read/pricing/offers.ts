@@ -13,7 +13,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { BillingPeriod, PricingPlan } from "../../types.js";
-import { collapse, elementsNamed, textContent } from "../../parse/html.js";
+import { allElements, collapse, elementsNamed, textContent } from "../../parse/html.js";
 import {
   addDocument,
   asArray,
@@ -48,7 +48,9 @@ export function readStructuredData($: CheerioAPI): JsonLd {
   try {
     const root = $.root().get(0);
     const visited = new Set<object>();
-    if (root) for (const item of readMicrodata(root)) addDocument(ld, item, visited);
+    // Most pages have no microdata: the element list (walked once already) says so without a walk of the whole tree.
+    const hasItems = allElements($).some((el) => el.attribs.itemscope !== undefined);
+    if (root && hasItems) for (const item of readMicrodata(root)) addDocument(ld, item, visited);
   } catch {
     // Unreadable microdata: the JSON-LD read above stands.
   }
