@@ -35,7 +35,7 @@ const DATE_SEPARATORS = ["-", "/", "."];
 const MONTH_HINTS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 
 /** Order matters: wide patterns (timestamps, tokens) run before the narrow ones they contain (dates, times). */
-export const RULES: Rule[] = [
+const RULES: Rule[] = [
   // Copyright years: "© 2026", "Copyright 2019–2026", "(c) 2026".
   [
     /(©|\([cC]\)|\bcopyright\b)(\s*(?:©|\([cC]\))?\s*)\d{4}(?:\s*[-–—]\s*(?:\d{4}|present))?/gi,
