@@ -82,6 +82,7 @@ describe("the failure classes, each read exactly or not at all", () => {
     ["£6.95 - £9.95", "a range"],
     ["Free shipping on orders $49+", "a threshold"],
     ["MRR lower than $5,000", "a threshold"],
+    ["More then €10,000 per month? Contact us", "a threshold misspelled"],
     ["Orders over $49 ship free", "a threshold"],
     ["for less than $1 a day", "a bound"],
     ["6 300 X", "one number or two, without a currency to tell"],

@@ -863,6 +863,54 @@ describe("records from the page's own repetition", () => {
     );
     expect(pricing.map((plan) => plan.name)).toEqual(["T4 small", "A10G large", "H100", "L40S", "A100", "L4"]);
   });
+
+  it("reads no plan from a theme's tab pane that nothing on the page can show, but reads a pane its tab shows", () => {
+    const card = (name: string, price: string) =>
+      `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div><span>per month</span>` +
+      `<ul><li>Unlimited links</li></ul></div></div>`;
+    const panes = (tabs: string) =>
+      `<h1>Pricing</h1>${tabs}<div class="tab-content"><div class="tab-pane" id="personal"><div class="row">` +
+      `${card("Gold", "$100")}${card("Platinum", "$135")}</div></div><div class="tab-pane active" id="business">` +
+      `<div class="row">${card("Starter", "€9")}${card("Scale", "€29")}</div></div></div>`;
+    const names = (html: string) => read(html).pricing.map((plan) => plan.name);
+    // Bootstrap hides a .tab-pane that is not .active: with no tab targeting it, no visitor ever sees Gold.
+    expect(names(panes(""))).toEqual(["Starter", "Scale"]);
+    const tabs =
+      '<ul class="nav nav-pills"><li><a data-toggle="tab" href="#personal">Personal</a></li>' +
+      '<li><a data-toggle="tab" href="#business">Business</a></li></ul>';
+    expect(names(panes(tabs))).toEqual(expect.arrayContaining(["Gold", "Platinum", "Starter", "Scale"]));
+  });
+
+  it("reads a card set whose cards end in the same footnote pricing someone else's fee, and its 'Contact us' card", () => {
+    const card = (name: string, price: string, note: string) =>
+      `<div class="col-lg-4"><div class="single-price-box"><div class="pricing-head"><div class="pricing-type">` +
+      `<span>${name}</span></div><div class="price">${price}</div></div><div class="pricing-body"><ul>` +
+      `<li>1% service fee* (only successful transactions)</li><li>Unlimited customers</li></ul>` +
+      `<a href="#" class="btn">Create your account</a><p class="hidden-charge">${note}</p></div></div></div>`;
+    const stripe = "* plus Stripe's transaction fees, <br>typically 2,9% + 30¢";
+    const page =
+      `<h1>Pricing</h1><div class="row">${card("Basic", "€0 /mo", stripe)}${card("PRO", "€20 /mo", stripe)}` +
+      `${card("Enterprise", "Contact us", "Contact us for a free quote.")}</div>`;
+    const plans = read(page).pricing.filter(isPlanRecord);
+    expect(prices(plans)).toEqual([
+      { name: "Basic", amount: 0, currency: "EUR", period: "month" },
+      { name: "PRO", amount: 20, currency: "EUR", period: "month" },
+      { name: "Enterprise", amount: null, currency: null, period: null },
+    ]);
+    // The footnote's amount is still read (a change to it is never silent), by its context, not named after a button.
+    const note = read(page).pricing.find((plan) => plan.amount === 0.3);
+    expect(note?.name).not.toMatch(/create your account|service fee/i);
+    // Rewording the button above a footnote is no price change.
+    expect(pricingEvents(events(page, page.replaceAll("Create your account", "Create your free account")))).toEqual([]);
+  });
+
+  it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
+    const card = (name: string, price: string, footer: string) =>
+      `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +
+      `<span>per transaction</span><div class="card-footer"><a href="/about">${footer}</a></div></div></div>`;
+    const page = `<h1>Pricing</h1><div class="row">${card("Fees", "1%", "More then €10,000 per month? contact us")}</div>`;
+    expect(read(page).pricing.map((plan) => plan.amount)).not.toContain(10000);
+  });
 });
 
 describe("prices in documentation prose", () => {

@@ -450,6 +450,8 @@ export function stripBoilerplate($: CheerioAPI): void {
   const pageFooters = elementsNamed($, "footer").filter(
     (el) => $(el).parents("article, section, aside, nav").length === 0,
   );
+  // Read before the page's navigation goes: the tabs that show a pane may stand in it.
+  const unreachablePanes = panesNothingShows(allElements($));
   removeFromPage($, [
     ...allElements($).filter((el) => BOILERPLATE_TAGS.has(el.name) || BOILERPLATE_ROLES.has(el.attribs.role ?? "")),
     ...pageFooters,
@@ -479,6 +481,7 @@ export function stripBoilerplate($: CheerioAPI): void {
     elements.filter((el) => el.attribs["aria-hidden"] === "true" || el.attribs.hidden !== undefined),
     (el) => !holdsPage(el) && !statesPrice(el) && !besidePrice(el),
   );
+  removeEach(index, removed, unreachablePanes, (el) => !holdsPage(el));
   const privacyText = index.textMatches(PRIVACY_TEXT_RE);
   removeEach(
     index,
@@ -505,6 +508,28 @@ export function stripBoilerplate($: CheerioAPI): void {
     $,
     forms.filter((el) => collapse(textContent(el)).length <= bodyLength * 0.5 && !MONEY_RE.test(textContent(el))),
   );
+}
+
+/**
+ * Tab panes (Bootstrap's `.tab-content > .tab-pane`: hidden unless `active`) that are not shown and that no tab, link
+ * or handler on the page targets by id: a theme's sample pane left in the markup, which no visitor can ever open. A
+ * pane some tab targets is the other side of a switch, and read.
+ */
+function panesNothingShows(elements: readonly Element[]): Element[] {
+  const panes = elements.filter((el) => {
+    const classes = classTokens(el);
+    if (!classes.includes("tab-pane") || classes.includes("active") || classes.includes("show")) return false;
+    return el.parent !== null && isElement(el.parent) && classTokens(el.parent).includes("tab-content");
+  });
+  if (panes.length === 0) return [];
+  const targeted = new Set<string>();
+  for (const el of elements) {
+    const { href, "data-target": target, "data-bs-target": bsTarget, "aria-controls": controls, onclick } = el.attribs;
+    for (const value of [href, target, bsTarget]) if (value?.startsWith("#")) targeted.add(value.slice(1));
+    if (controls) for (const id of controls.split(/\s+/)) targeted.add(id);
+    if (onclick) for (const [, id] of onclick.matchAll(/['"]([\w-]+)['"]/g)) targeted.add(id!);
+  }
+  return panes.filter((el) => !el.attribs.id || !targeted.has(el.attribs.id));
 }
 
 const BOILERPLATE_TAGS = new Set(["nav", "aside", "dialog"]);

@@ -6,7 +6,7 @@
  */
 import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
-import { onRequestHeading, softAmount, softMark, type PriceMark } from "./marks.js";
+import { isFootnote, onRequestHeading, softAmount, softMark, type PriceMark } from "./marks.js";
 import { firstPriceIndex } from "./money.js";
 import { nameText, plausibleName } from "./names.js";
 
@@ -147,8 +147,9 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
       if (label === null && mark.lead !== undefined) label = labelOf(mark.lead);
       else if (label === null && block && isElement(block) && index.visibleChars(block) <= BLOCK_MAX_CHARS) {
         label = labelOf(textBefore(block, mark.el, mark.text));
-        // A row's first cell, a definition term or a label element just before the price's own cell or line.
-        if (label === null) {
+        // A row's first cell, a definition term or a label element just before the price's own cell or line. A
+        // footnote is about what its marker points at, not about the button or line above it.
+        if (label === null && !isFootnote(mark.text)) {
           const cell = /^(?:td|th)$/.test(tagName(block)) || /^(?:cell|gridcell)$/.test(block.attribs.role ?? "");
           const row = cell && block.parent && isElement(block.parent) ? block.parent : null;
           const first = row ? row.children.find(isElement) : null;

@@ -85,6 +85,9 @@ const STRUCK_TAGS = new Set(["del", "s", "strike"]);
 const STRUCK_CLASS_RE =
   /strike|line[-_]?through|crossed|old[-_]?price|\bold\b|original|was[-_]?price|regular[-_]?price|list[-_]?price|outdated|former[-_]?price|previous[-_]?price/i;
 const STRUCK_STYLE_RE = /text-decoration(?:-line)?\s*:[^;]*line-through/i;
+/** A footnote's marker at the start of a line: "* plus taxes", "† billed yearly", "¹ per seat". */
+const FOOTNOTE_RE = /^\s*[*†‡¹²³]/;
+export const isFootnote = (text: string): boolean => FOOTNOTE_RE.test(text);
 const INCREMENT_RE = /^\s*\+\s*\D{0,4}?\s*\d/;
 /** A whole text that prices a plan without a number: free, or priced by the sales team. */
 const FREE_TEXT_RE =
@@ -398,6 +401,9 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
       }
       if (prices.length > 0 && !inlineLinkTitle(el, index) && !calculationResult(el))
         mark = newMark(el, text, prices, index, isStruckMark(el));
+      // A footnote ("* plus Stripe's fees, typically 2.9% + 30¢" under each plan) qualifies the lines it is marked
+      // from: read as running text, by its context, never as a plan's own price or a record of its own.
+      if (mark && FOOTNOTE_RE.test(text)) mark = { ...mark, prose: true };
       else if (prices.length === 0) mark = freeAllowance(el, text, index);
       if (mark && mark.options[0]!.currency === null && parent !== -1) bareInside.set(parent, mark);
     }

@@ -343,10 +343,13 @@ function inThousands(token: string): string {
 }
 /** Between two amounts, a range: "$10 – $20", "10 to 20 €", "49 bis 99 €". */
 const RANGE_BETWEEN = /^\s*(?:[-–—~]|to|bis|à|au|hasta|a|do|tot|until)\s*$/i;
-/** Before an amount, the list price beside a promotion: "Was $120", "statt 249 €", "Regular price $99". */
-/** Before an amount, a bound: "lower than", "more than", "over", "under", "above", "below", "exceeding". */
+/**
+ * Before an amount, a bound: "lower than", "more than", "over", "under", "above", "below", "exceeding"; also with the
+ * common misspelling "then" ("More then €10,000 per month? Contact us").
+ */
 const THRESHOLD_BEFORE =
-  /\b(?:(?:lower|less|more|greater|higher|fewer)\s+than|over|under|above|below|exceeding|exceeds?|beyond)\s*$/i;
+  /\b(?:(?:lower|less|more|greater|higher|fewer)\s+th[ae]n|over|under|above|below|exceeding|exceeds?|beyond)\s*$/i;
+/** Before an amount, the list price beside a promotion: "Was $120", "statt 249 €", "Regular price $99". */
 const LIST_PRICE_BEFORE =
   /\b(?:was|statt|instead\s+of|regular(?:ly)?(?:\s+price)?|reg\.|orig(?:inal(?:ly)?|\.)?|list\s+price|before|avant|antes|prima)\s*:?\s*$/i;
 
