@@ -21,7 +21,7 @@
 import { parsePrice } from "../src/detection/read/pricing/money.js";
 import { measureEngineMainText, type MainTextScore } from "../test/detection/main-text-corpus.js";
 import { scorePriceStrings } from "../test/detection/price-strings-corpus.js";
-import { HELD_OUT_SETS, type HeldOutSet } from "../scripts/corpus/manifest.js";
+import { HELD_OUT_SETS, UNSTUDIED_SETS, type HeldOutSet } from "../scripts/corpus/manifest.js";
 import { scoreHistories, type HistoryScore } from "../test/detection/pricing-histories.js";
 import { scorePricingPages } from "../test/detection/pricing-pages-corpus.js";
 import { scoreStructuredData, type ClassScore } from "../test/detection/structured-data-corpus.js";
@@ -81,7 +81,7 @@ export function measureAccuracy(): AccuracyResult {
  */
 const NEWEST = HELD_OUT_SETS[HELD_OUT_SETS.length - 1]!;
 const heldOutLabel = (set: HeldOutSet): string =>
-  `held-out ${set === "holdout" ? 1 : set.slice("holdout-".length)} (${set === NEWEST ? "the newest; " : ""}studied after its first reading)`;
+  `held-out ${set === "holdout" ? 1 : set.slice("holdout-".length)} (${set === NEWEST ? "the newest; " : ""}${UNSTUDIED_SETS.has(set) ? "its first reading, not studied yet" : "studied after its first reading"})`;
 const HELD_OUT = heldOutLabel(NEWEST);
 
 const pct = (part: number, whole: number): string => (whole === 0 ? "–" : `${fixed((100 * part) / whole, 1)} %`);
