@@ -1286,7 +1286,127 @@ describe("prices in a product's credits", () => {
   });
 });
 
+/** Cards whose price element keeps both sides of a billing switch in data attributes, `shown` on the page. */
+function switchCards(plans: [name: string, monthly: string, yearly: string][], shown: "monthly" | "yearly", per = "") {
+  const card = ([name, monthly, yearly]: [string, string, string]) =>
+    `<div class="col"><div class="pricing-card"><h3>${name}</h3><div class="pricing-card__price"><span>$</span>` +
+    `<span class="amount" data-monthly="${monthly}" data-annual="${yearly}" data-monthly-id="price_1Nx">` +
+    `${shown === "monthly" ? monthly : yearly}</span><span class="period"${per}>/mo</span></div>` +
+    `<ul><li>Unlimited projects</li></ul><a href="/signup">Start</a></div></div>`;
+  return `<h1>Pricing</h1><label><input type="checkbox" id="annual"> Annual</label><div class="row">${plans.map(card).join("")}</div>`;
+}
+
 describe("a price change is never silent", () => {
+  it("reads the other side of a billing switch kept in data attributes, and what its number is per", () => {
+    const options = (html: string) =>
+      read(html).pricing.map((plan) => [plan.name, (plan.prices ?? []).map((o) => [o.amount, o.period, o.billing])]);
+    // A smaller yearly number is a month's price billed yearly.
+    expect(
+      options(
+        switchCards(
+          [
+            ["Starter", "29", "23"],
+            ["Pro", "49", "39"],
+          ],
+          "monthly",
+        ),
+      ),
+    ).toEqual([
+      [
+        "Starter",
+        [
+          [29, "month", "month"],
+          [23, "month", "year"],
+        ],
+      ],
+      [
+        "Pro",
+        [
+          [49, "month", "month"],
+          [39, "month", "year"],
+        ],
+      ],
+    ]);
+    // Ten times the monthly one is a year's price; the period element's own pair says so too.
+    expect(
+      options(
+        switchCards(
+          [
+            ["Starter", "15", "126"],
+            ["Pro", "30", "252"],
+          ],
+          "monthly",
+        ),
+      )[0],
+    ).toEqual([
+      "Starter",
+      [
+        [15, "month", "month"],
+        [126, "year", "year"],
+      ],
+    ]);
+    const perYear = ' data-monthly="/mo" data-annual="/yr"';
+    expect(
+      options(
+        switchCards(
+          [
+            ["Starter", "4.99", "8.99"],
+            ["Pro", "9", "16"],
+          ],
+          "monthly",
+          perYear,
+        ),
+      )[0],
+    ).toEqual([
+      "Starter",
+      [
+        [4.99, "month", "month"],
+        [8.99, "year", "year"],
+      ],
+    ]);
+    // A yearly number that is neither is left unread: never a wrong number.
+    expect(
+      options(
+        switchCards(
+          [
+            ["Starter", "10", "30"],
+            ["Pro", "20", "60"],
+          ],
+          "monthly",
+        ),
+      )[0],
+    ).toEqual(["Starter", []]);
+  });
+
+  it("tells a change of the price behind a billing switch, but not the page showing the switch's other side", () => {
+    const before = switchCards(
+      [
+        ["Starter", "29", "23"],
+        ["Pro", "49", "39"],
+      ],
+      "monthly",
+    );
+    const yearlyRaised = switchCards(
+      [
+        ["Starter", "29", "25"],
+        ["Pro", "49", "39"],
+      ],
+      "monthly",
+    );
+    const change = pricingEvents(events(before, yearlyRaised));
+    expect(change).toHaveLength(1);
+    expect(change[0]!.title).toMatch(/Starter/);
+    expect(change[0]!.title).toMatch(/25/);
+    const yearlyShown = switchCards(
+      [
+        ["Starter", "29", "23"],
+        ["Pro", "49", "39"],
+      ],
+      "yearly",
+    );
+    expect(pricingEvents(events(before, yearlyShown))).toEqual([]);
+  });
+
   const page = (price: string) =>
     `<h1>Pricing</h1><h2>Extras</h2><p>Need more? Extra storage is available.</p><p class="note">${price} per 100 GB each month</p>`;
 

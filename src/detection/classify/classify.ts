@@ -13,6 +13,8 @@ import {
   formatAmount,
   formatPercent,
   formatPlanPrice,
+  formatPlanPrices,
+  formatPriceOption,
   indefiniteArticle,
   joinList,
   periodSuffix,
@@ -215,13 +217,7 @@ function judgeOptionChange(company: string, b: PricingPlan, a: PricingPlan): Pri
   const { added, dropped } = optionChanges(b, a);
   if (added.length === 0 && dropped.length === 0) return null;
   const label = planLabel(a);
-  const shown = (options: PriceOption[]) =>
-    joinList(
-      options.map(
-        (o) =>
-          `${formatPlanPrice({ amount: o.amount, currency: o.currency, period: o.period, is_free: o.amount === 0 })}${o.billing ? ` billed ${o.billing === "year" ? "annually" : "monthly"}` : ""}`,
-      ),
-    );
+  const shown = (options: PriceOption[]) => joinList(options.map(formatPriceOption));
   if (added.length > 0) {
     return {
       severity: "low",
@@ -494,7 +490,7 @@ function pricingEvidence(change: RecordChange<PricingPlan>, context: ClassifyCon
     {
       evidence_type: "before_after",
       title: `${label} price`,
-      excerpt: `Before: ${formatPlanPrice(before)} · After: ${after ? formatPlanPrice(after) : "no longer listed"}`,
+      excerpt: `Before: ${formatPlanPrices(before)} · After: ${after ? formatPlanPrices(after) : "no longer listed"}`,
       metadata: { plan: plan.name, before, after, url: context.sourceUrl },
     },
   ];

@@ -2,7 +2,7 @@
  * Wording helpers for event titles and summaries: prices, percentages, articles, truncation. Formatting is fixed to
  * en-US digits so the same change always yields the same title (event subjects and flap damping compare them).
  */
-import type { BillingPeriod, PricingPlan } from "../types.js";
+import type { BillingPeriod, PriceOption, PricingPlan } from "../types.js";
 
 // docs/product-rules.md#classification names these four; any other currency is shown by its ISO code ("CHF 49").
 const CURRENCY_SYMBOLS: Record<string, string> = { USD: "$", EUR: "€", GBP: "£", JPY: "¥" };
@@ -46,6 +46,21 @@ export function formatPlanPrice(plan: Pick<PricingPlan, "amount" | "currency" | 
   if (plan.amount === null) return plan.is_free ? "free" : "contact sales";
   if (plan.amount === 0 && plan.is_free) return "free";
   return `${formatAmount(plan.amount, plan.currency)}${periodSuffix(plan.period)}`;
+}
+
+/** One price option as a reader says it: "$23/month billed annually", "$29/month". */
+export function formatPriceOption(option: PriceOption): string {
+  const price = formatPlanPrice({ ...option, is_free: option.amount === 0 });
+  return option.billing ? `${price} billed ${option.billing === "year" ? "annually" : "monthly"}` : price;
+}
+
+/**
+ * Every price a plan shows ("$29/month billed monthly, $23/month billed annually"), or its one price: evidence of a
+ * change to a price behind a billing switch must show that price, not only the first.
+ */
+export function formatPlanPrices(plan: PricingPlan): string {
+  if (!plan.prices || plan.prices.length < 2) return formatPlanPrice(plan);
+  return plan.prices.map(formatPriceOption).join(", ");
 }
 
 /** `20%`, `20.4%`, `0.5%`: one decimal at most, none when it is zero. */

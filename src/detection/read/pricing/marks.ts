@@ -22,6 +22,7 @@ import {
 } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import { nameText, plausibleName } from "./names.js";
+import { switchedOption } from "./toggles.js";
 import {
   detectBilling,
   detectPeriod,
@@ -470,7 +471,7 @@ function newMark(el: Element, text: string, prices: ParsedPrice[], index: Elemen
       window = value;
     },
     get options() {
-      return (options ??= optionsOf(prices, `${text} ${textAfter(el, index)}`, el));
+      return (options ??= withSwitchedOption(optionsOf(prices, `${text} ${textAfter(el, index)}`, el), el, struck));
     },
     set options(value: PriceOption[]) {
       options = value;
@@ -480,6 +481,16 @@ function newMark(el: Element, text: string, prices: ParsedPrice[], index: Elemen
     increment: INCREMENT_RE.test(text),
     prose: false,
   };
+}
+
+/** One price shown, and the other side of its billing switch kept in data attributes (toggles.ts), when it has one. */
+function withSwitchedOption(options: PriceOption[], el: Element, struck: boolean): PriceOption[] {
+  if (options.length !== 1 || struck) return options;
+  const shown = options[0]!;
+  const switched = switchedOption(el, shown);
+  if (!switched) return options;
+  // The price shown is billed on the switch's other side: monthly beside a yearly one, yearly beside a monthly one.
+  return [{ ...shown, billing: shown.billing ?? (switched.billing === "month" ? "year" : "month") }, switched];
 }
 
 /**

@@ -1,0 +1,110 @@
+/**
+ * The other side of a billing switch kept in data attributes. Many pricing templates show one billing period's price
+ * and keep both on the element for their script to swap in when the visitor flips the switch:
+ * `<span class="amount" data-monthly="29" data-annual="23">29</span><span data-monthly="/mo" data-annual="/mo">`.
+ * The price a visitor sees after the switch is on the page as much as the one shown first: a change of it alone must
+ * not go unseen. Only a pair of attributes (one monthly, one yearly) with numbers, one of which is the number shown,
+ * is read; what the yearly number is per (a year, or a month billed yearly) is taken from the period element's own
+ * pair, else from its size beside the monthly one, else the pair is left unread (never a wrong number).
+ */
+import { collapse, isElement, type AnyNode, type Element } from "../../parse/html.js";
+import type { BillingPeriod } from "../../types.js";
+import { detectBilling, detectPeriod, parseAmount } from "./money.js";
+
+const MONTHLY_ATTRIBUTE_RE = /^data-(?:[a-z]+[-_])*(?:month|monthly|mo)(?:[-_][a-z]+)*$/i;
+const YEARLY_ATTRIBUTE_RE = /^data-(?:[a-z]+[-_])*(?:year|yearly|annual|annually|yr)(?:[-_][a-z]+)*$/i;
+/** Attributes that hold something else than the shown text (a price id, a plan id): never prices. */
+const NOT_A_PRICE_ATTRIBUTE_RE = /[-_](?:id|ids|url|link|href|plan|sku|key)$/i;
+/** How many elements of a price element (and of its parent, for the period beside it) are looked at. */
+const MAX_LOOKED_AT = 40;
+/** A yearly number this many times the monthly one, or more, is the price of a year. */
+const YEAR_TOTAL_RATIO = 6;
+
+/** A price as marks.ts reads one (its PriceOption). */
+interface ShownPrice {
+  amount: number | null;
+  currency: string | null;
+  period: BillingPeriod | null;
+  billing: "month" | "year" | null;
+}
+
+interface TogglePair {
+  monthly: string;
+  yearly: string;
+}
+
+/** The monthly and yearly values of an element's switch attributes, when it has one of each. */
+function togglePair(el: Element): TogglePair | null {
+  let monthly: string | null = null;
+  let yearly: string | null = null;
+  for (const [name, value] of Object.entries(el.attribs)) {
+    if (NOT_A_PRICE_ATTRIBUTE_RE.test(name)) continue;
+    if (monthly === null && MONTHLY_ATTRIBUTE_RE.test(name)) monthly = value;
+    else if (yearly === null && YEARLY_ATTRIBUTE_RE.test(name)) yearly = value;
+  }
+  return monthly !== null && yearly !== null ? { monthly, yearly } : null;
+}
+
+/** `el` and the elements inside it, in document order, at most `limit`. */
+function elementsOf(el: Element, limit: number): Element[] {
+  const out: Element[] = [];
+  const stack: AnyNode[] = [el];
+  while (stack.length > 0 && out.length < limit) {
+    const node = stack.pop()!;
+    if (!isElement(node)) continue;
+    out.push(node);
+    for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
+  }
+  return out;
+}
+
+/** A number written in an attribute ("29", "$29", "2,499", "49,90"), or null. */
+function amountIn(value: string): number | null {
+  const digits = collapse(value)
+    .replace(/^[^\d]{0,4}/, "")
+    .replace(/[^\d]{0,6}$/, "");
+  return digits === "" ? null : parseAmount(digits);
+}
+
+/**
+ * The price the switch shows besides `shown` (the one option read from the element's text), or null when the element
+ * has no switch, when neither of its numbers is the one shown, or when what the yearly number is per cannot be told.
+ */
+export function switchedOption(el: Element, shown: ShownPrice): ShownPrice | null {
+  if (shown.amount === null || shown.currency === null) return null;
+  const looked = elementsOf(el, MAX_LOOKED_AT);
+  let amountPair: { monthly: number; yearly: number } | null = null;
+  for (const candidate of looked) {
+    const pair = togglePair(candidate);
+    if (!pair) continue;
+    const monthly = amountIn(pair.monthly);
+    const yearly = amountIn(pair.yearly);
+    if (monthly === null || yearly === null || monthly === yearly) continue;
+    if (shown.amount !== monthly && shown.amount !== yearly) continue;
+    amountPair = { monthly, yearly };
+    break;
+  }
+  if (!amountPair) return null;
+  const showsMonthly = shown.amount === amountPair.monthly;
+  if (!showsMonthly) return { amount: amountPair.monthly, currency: shown.currency, period: "month", billing: "month" };
+  // What the yearly number is per: the words the period element swaps in ("/yr", "per month, billed yearly")…
+  const parent = el.parent && isElement(el.parent) ? el.parent : el;
+  for (const candidate of elementsOf(parent, MAX_LOOKED_AT)) {
+    const pair = togglePair(candidate);
+    if (!pair || amountIn(pair.yearly) !== null) continue;
+    const period = detectPeriod(pair.yearly);
+    if (period === null) continue;
+    return {
+      amount: amountPair.yearly,
+      currency: shown.currency,
+      period,
+      billing: detectBilling(pair.yearly) ?? "year",
+    };
+  }
+  // …else its size: ten times the monthly number is a year's price, a smaller number a month's billed yearly.
+  const ratio = amountPair.yearly / amountPair.monthly;
+  if (ratio >= YEAR_TOTAL_RATIO)
+    return { amount: amountPair.yearly, currency: shown.currency, period: "year", billing: "year" };
+  if (ratio < 1) return { amount: amountPair.yearly, currency: shown.currency, period: shown.period, billing: "year" };
+  return null;
+}
