@@ -1364,7 +1364,7 @@ describe("a price change is never silent", () => {
         [8.99, "year", "year"],
       ],
     ]);
-    // A yearly number that is neither is left unread: never a wrong number.
+    // A yearly number that is neither is read without a period: its change is not lost, and nothing is made up.
     expect(
       options(
         switchCards(
@@ -1375,7 +1375,22 @@ describe("a price change is never silent", () => {
           "monthly",
         ),
       )[0],
-    ).toEqual(["Starter", []]);
+    ).toEqual([
+      "Starter",
+      [
+        [10, "month", "month"],
+        [30, null, "year"],
+      ],
+    ]);
+    // Only two names alike but for their period word pair up: a yearly saving beside the monthly price is no price.
+    const saving = switchCards(
+      [
+        ["Starter", "29", "23"],
+        ["Pro", "49", "39"],
+      ],
+      "monthly",
+    ).replaceAll("data-annual=", "data-annual-saving=");
+    expect(options(saving)[0]).toEqual(["Starter", []]);
   });
 
   it("tells a change of the price behind a billing switch, but not the page showing the switch's other side", () => {

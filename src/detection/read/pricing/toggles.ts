@@ -5,14 +5,15 @@
  * The price a visitor sees after the switch is on the page as much as the one shown first: a change of it alone must
  * not go unseen. Only a pair of attributes (one monthly, one yearly) with numbers, one of which is the number shown,
  * is read; what the yearly number is per (a year, or a month billed yearly) is taken from the period element's own
- * pair, else from its size beside the monthly one, else the pair is left unread (never a wrong number).
+ * pair, else from its size beside the monthly one, else it is left unsaid (the number is read, its period null).
  */
 import { collapse, isElement, type AnyNode, type Element } from "../../parse/html.js";
 import type { BillingPeriod } from "../../types.js";
 import { detectBilling, detectPeriod, parseAmount } from "./money.js";
 
-const MONTHLY_ATTRIBUTE_RE = /^data-(?:[a-z]+[-_])*(?:month|monthly|mo)(?:[-_][a-z]+)*$/i;
-const YEARLY_ATTRIBUTE_RE = /^data-(?:[a-z]+[-_])*(?:year|yearly|annual|annually|yr)(?:[-_][a-z]+)*$/i;
+/** The period word of a switch attribute's name: `data-monthly`, `data-price-yearly`, `data-annual-price`. */
+const MONTHLY_WORD_RE = /(?<=^data-(?:[a-z]+[-_])*)(?:month|monthly|mo)(?=(?:[-_][a-z]+)*$)/i;
+const YEARLY_WORD_RE = /(?<=^data-(?:[a-z]+[-_])*)(?:year|yearly|annual|annually|yr)(?=(?:[-_][a-z]+)*$)/i;
 /** Attributes that hold something else than the shown text (a price id, a plan id): never prices. */
 const NOT_A_PRICE_ATTRIBUTE_RE = /[-_](?:id|ids|url|link|href|plan|sku|key)$/i;
 /** How many elements of a price element (and of its parent, for the period beside it) are looked at. */
@@ -33,16 +34,23 @@ interface TogglePair {
   yearly: string;
 }
 
-/** The monthly and yearly values of an element's switch attributes, when it has one of each. */
+/**
+ * The monthly and yearly values of an element's switch attributes: two names alike but for their period word
+ * (`data-price-monthly` and `data-price-yearly`; never `data-monthly` beside `data-annual-savings`).
+ */
 function togglePair(el: Element): TogglePair | null {
-  let monthly: string | null = null;
-  let yearly: string | null = null;
+  const monthly = new Map<string, string>();
+  const yearly = new Map<string, string>();
   for (const [name, value] of Object.entries(el.attribs)) {
     if (NOT_A_PRICE_ATTRIBUTE_RE.test(name)) continue;
-    if (monthly === null && MONTHLY_ATTRIBUTE_RE.test(name)) monthly = value;
-    else if (yearly === null && YEARLY_ATTRIBUTE_RE.test(name)) yearly = value;
+    if (MONTHLY_WORD_RE.test(name)) monthly.set(name.replace(MONTHLY_WORD_RE, "*"), value);
+    else if (YEARLY_WORD_RE.test(name)) yearly.set(name.replace(YEARLY_WORD_RE, "*"), value);
   }
-  return monthly !== null && yearly !== null ? { monthly, yearly } : null;
+  for (const [shape, value] of monthly) {
+    const other = yearly.get(shape);
+    if (other !== undefined) return { monthly: value, yearly: other };
+  }
+  return null;
 }
 
 /** `el` and the elements inside it, in document order, at most `limit`. */
@@ -101,10 +109,9 @@ export function switchedOption(el: Element, shown: ShownPrice): ShownPrice | nul
       billing: detectBilling(pair.yearly) ?? "year",
     };
   }
-  // …else its size: ten times the monthly number is a year's price, a smaller number a month's billed yearly.
+  // …else its size: ten times the monthly number is a year's price, a smaller number a month's billed yearly; in
+  // between, what it is per is not said, but the number is the yearly side's and its change must not go unseen.
   const ratio = amountPair.yearly / amountPair.monthly;
-  if (ratio >= YEAR_TOTAL_RATIO)
-    return { amount: amountPair.yearly, currency: shown.currency, period: "year", billing: "year" };
-  if (ratio < 1) return { amount: amountPair.yearly, currency: shown.currency, period: shown.period, billing: "year" };
-  return null;
+  const period = ratio >= YEAR_TOTAL_RATIO ? "year" : ratio < 1 ? shown.period : null;
+  return { amount: amountPair.yearly, currency: shown.currency, period, billing: "year" };
 }
