@@ -1382,6 +1382,21 @@ describe("a price change is never silent", () => {
         [30, null, "year"],
       ],
     ]);
+    // A text bound to the switch (Alpine's x-text, Vue's v-text) says both sides in its expression.
+    const bound = (name: string, monthly: string, yearly: string) =>
+      `<div class="col"><div class="rounded"><h3>${name}</h3><p><span x-text="annual ? '$${yearly}' : '$${monthly}'">` +
+      `$${monthly}</span><span x-text="annual ? '/yr' : '/mo'">/mo</span></p><ul><li>Unlimited</li></ul></div></div>`;
+    expect(
+      options(
+        `<h1>Pricing</h1><div class="grid">${bound("Starter", "29.99", "299")}${bound("Pro", "49", "490")}</div>`,
+      )[0],
+    ).toEqual([
+      "Starter",
+      [
+        [29.99, "month", "month"],
+        [299, "year", "year"],
+      ],
+    ]);
     // Only two names alike but for their period word pair up: a yearly saving beside the monthly price is no price.
     const saving = switchCards(
       [

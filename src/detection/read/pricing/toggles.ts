@@ -1,7 +1,8 @@
 /**
  * The other side of a billing switch kept in data attributes. Many pricing templates show one billing period's price
  * and keep both on the element for their script to swap in when the visitor flips the switch:
- * `<span class="amount" data-monthly="29" data-annual="23">29</span><span data-monthly="/mo" data-annual="/mo">`.
+ * `<span class="amount" data-monthly="29" data-annual="23">29</span><span data-monthly="/mo" data-annual="/mo">`, or
+ * bind its text to the switch: `<span x-text="annual ? '$24' : '$29'">$29</span>`.
  * The price a visitor sees after the switch is on the page as much as the one shown first: a change of it alone must
  * not go unseen. Only a pair of attributes (one monthly, one yearly) with numbers, one of which is the number shown,
  * is read; what the yearly number is per (a year, or a month billed yearly) is taken from the period element's own
@@ -49,6 +50,25 @@ function togglePair(el: Element): TogglePair | null {
   for (const [shape, value] of monthly) {
     const other = yearly.get(shape);
     if (other !== undefined) return { monthly: value, yearly: other };
+  }
+  return bindingPair(el);
+}
+
+/** Attributes a front-end framework fills an element's text from (Alpine's `x-text`, Vue's `v-text`). */
+const TEXT_BINDINGS = ["x-text", "v-text", "x-html", "v-html", ":textcontent"];
+/** `annual ? '$24' : '$29'`, `!yearly ? "/mo" : "/yr"`, `billing === 'monthly' ? '9' : '90'`. */
+const TERNARY_RE = /^\s*(!?)\s*([\w.$\s=!'"]{1,60}?)\s*\?\s*(['"`])([^'"`]{0,40})\3\s*:\s*(['"`])([^'"`]{0,40})\5\s*$/;
+
+/** The two sides of a text binding that switches on a billing period written in its condition. */
+function bindingPair(el: Element): TogglePair | null {
+  for (const name of TEXT_BINDINGS) {
+    const match = TERNARY_RE.exec(el.attribs[name] ?? "");
+    if (!match) continue;
+    const [, not, condition, , first, , second] = match;
+    const yearly = /annual|year/i.test(condition!);
+    if (!yearly && !/month/i.test(condition!)) continue;
+    const firstIsYearly = yearly !== (not === "!");
+    return firstIsYearly ? { monthly: second!, yearly: first! } : { monthly: first!, yearly: second! };
   }
   return null;
 }
