@@ -240,12 +240,7 @@ export function findGridRecords(
   const tableRows = new Map<Element, Element[]>();
   // Each row's cells and each cell's column, computed once per row: a row of a hundred thousand cells is not filtered
   // again for each of its prices.
-  const rowCells = new Map<Element, { cell: Element; column: number; width: number }[]>();
-  const cellsIn = (row: Element) => {
-    let cells = rowCells.get(row);
-    if (!cells) rowCells.set(row, (cells = cellsOf(row)));
-    return cells;
-  };
+  const cellsIn = oncePerElement(cellsOf);
   const cellIndex = new Map<Element, Map<Element, number>>();
   const indexIn = (row: Element, cell: Element): number => {
     let positions = cellIndex.get(row);
@@ -256,17 +251,9 @@ export function findGridRecords(
     return positions.get(cell) ?? -1;
   };
   const rowIndex = new Map<Element[], Map<Element, number>>();
-  const ownTextOf = new Map<Element, boolean>();
-  const ownText = (row: Element): boolean => {
-    if (!ownTextOf.has(row)) ownTextOf.set(row, hasOwnText(row));
-    return ownTextOf.get(row)!;
-  };
   // Once per row: a row of many cells is asked again for each price below it.
-  const tabListOf = new Map<Element, boolean>();
-  const tabList = (row: Element): boolean => {
-    if (!tabListOf.has(row)) tabListOf.set(row, isTabList(row));
-    return tabListOf.get(row)!;
-  };
+  const ownText = oncePerElement(hasOwnText);
+  const tabList = oncePerElement(isTabList);
   const byName = new Map<string, GridRecord>();
   const headerCache = new Map<Element, Map<number, Element> | null>();
   const header = (
@@ -399,6 +386,15 @@ function sameShapeBefore(row: Element, width: number, cellsIn: (row: Element) =>
     if (cellsIn(previous).length === width) return true;
   }
   return false;
+}
+
+/** `test` answered once per element: a row of many cells is asked the same question for each price below it. */
+function oncePerElement<T>(test: (el: Element) => T): (el: Element) => T {
+  const answers = new Map<Element, T>();
+  return (el) => {
+    if (!answers.has(el)) answers.set(el, test(el));
+    return answers.get(el)!;
+  };
 }
 
 function ancestor(el: Element, test: (el: Element) => boolean, levels: number): Element | null {
