@@ -904,6 +904,23 @@ describe("records from the page's own repetition", () => {
     expect(pricingEvents(events(page, page.replaceAll("Create your account", "Create your free account")))).toEqual([]);
   });
 
+  it("reads a price written a digit per element (an animated counter) as one number, never a price per digit", () => {
+    const card = (name: string, digits: string) =>
+      `<div class="card"><h3>${name}</h3><div class="price"><span class="currency">$</span>` +
+      `${[...digits].map((digit) => `<span class="digit">${digit}</span>`).join("\n")}<span class="per">/mo</span></div>` +
+      `<ul><li>Unlimited projects</li></ul></div>`;
+    const { pricing } = read(`<h1>Pricing</h1><div class="cards">${card("Basic", "19")}${card("Pro", "149")}</div>`);
+    expect(prices(pricing)).toEqual([
+      { name: "Basic", amount: 19, currency: "USD", period: "month" },
+      { name: "Pro", amount: 149, currency: "USD", period: "month" },
+    ]);
+    // Cells are not digits of one number: a comparison row "Projects | 1 | 5" keeps its numbers apart.
+    const table =
+      "<table><tr><th></th><th>Basic</th><th>Pro</th></tr><tr><td>Price</td><td>$9/mo</td><td>$29/mo</td></tr>" +
+      "<tr><td>Projects</td><td>1</td>\n<td>5</td></tr></table>";
+    expect(read(`<h1>Pricing</h1>${table}`).text).toContain("Projects | 1 | 5");
+  });
+
   it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
     const card = (name: string, price: string, footer: string) =>
       `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +

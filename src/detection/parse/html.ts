@@ -419,12 +419,57 @@ function removeFromPage($: CheerioAPI, nodes: Iterable<AnyNode>): void {
   forgetElements($);
 }
 
-/** Script, style and other non-text content; removed first, before the text-level checks. */
+/**
+ * Script, style and other non-text content; removed first, before the text-level checks. So is the source's line
+ * break between digits that each stand in an element of their own (an animated counter's `<span>1</span>\n
+ * <span>9</span>`, laid out in a row): the visitor reads "19", and the text must not say "1 9", two prices.
+ */
 export function stripNonContent($: CheerioAPI): void {
   removeFromPage(
     $,
     NON_CONTENT_TAGS.flatMap((tag) => elementsNamed($, tag)),
   );
+  removeFromPage($, spacesBetweenDigits(allElements($)));
+}
+
+/**
+ * An inline element whose only content is one digit. Cells and blocks are not: a row of cells "1 | 5 | 10" stays
+ * three numbers.
+ */
+const isDigitElement = (node: AnyNode | null | undefined): boolean =>
+  !!node &&
+  isElement(node) &&
+  INLINE_DIGIT_TAGS.has(tagName(node)) &&
+  node.children.length === 1 &&
+  node.children[0]!.type === "text" &&
+  /^\s*\d\s*$/.test((node.children[0] as Text).data);
+
+const INLINE_DIGIT_TAGS = new Set(["span", "b", "strong", "i", "em", "small", "sup", "sub", "font", "data", "output"]);
+
+/** One digit of a number written a digit per element: a single-digit element beside another. */
+export function inDigitRun(el: Element): boolean {
+  if (!isDigitElement(el)) return false;
+  // Past the whitespace between them, where stripNonContent has not removed it.
+  const blank = (node: AnyNode | null): boolean => node?.type === "text" && /^\s*$/.test((node as Text).data);
+  let before = el.prev;
+  while (blank(before)) before = before!.prev;
+  let after = el.next;
+  while (blank(after)) after = after!.next;
+  return isDigitElement(before) || isDigitElement(after);
+}
+
+/** The whitespace-only text nodes that stand between two single-digit elements. */
+function spacesBetweenDigits(elements: readonly Element[]): AnyNode[] {
+  const out: AnyNode[] = [];
+  for (const el of elements) {
+    const { children } = el;
+    for (let i = 1; i + 1 < children.length; i++) {
+      const child = children[i]!;
+      if (child.type !== "text" || !/^\s*$/.test((child as Text).data)) continue;
+      if (isDigitElement(children[i - 1]) && isDigitElement(children[i + 1])) out.push(child);
+    }
+  }
+  return out;
 }
 
 const NON_CONTENT_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "embed", "canvas"];

@@ -13,6 +13,7 @@ import type { BillingPeriod } from "../../types.js";
 import {
   blockText,
   collapse,
+  inDigitRun,
   isElement,
   isHeading,
   tagName,
@@ -334,6 +335,9 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
       }
       continue;
     }
+    // One digit of a number written a digit per element ("1", "9" of an animated "$19"): the element around the
+    // digits is the price (parse/html.ts joins them), never each digit.
+    if (inDigitRun(el)) continue;
     if (index.visibleChars(el) > MARK_MAX_CHARS || index.sizeInside(el) > MARK_MAX_ELEMENTS) {
       // Running text: each sentence of its own text that states a price is a prose mark.
       if (hasDigit(el)) for (const mark of proseMarks(el, index)) marks.push(mark);
