@@ -137,6 +137,11 @@ describe("the failure classes, each read exactly or not at all", () => {
     expect(parsePrice("49 zł/mies")?.period).toBe("month");
     expect(parsePrice("R$ 29,90/mês")?.period).toBe("month");
     expect(parsePrice("R$ 290 por ano")?.period).toBe("year");
+    expect(parsePrice("€ 29,95 p/m")?.period).toBe("month");
+    expect(parsePrice("€ 299 p/j")?.period).toBe("year");
+    expect(parsePrice("499 руб./мес")?.period).toBe("month");
+    expect(parsePrice("1 999 ₽ в месяц")?.period).toBe("month");
+    expect(parsePrice("19 990 ₽ в год")?.period).toBe("year");
     expect(parsePrice("$ 1.234,56 por mes")?.period).toBe("month");
     expect(parsePrice("149 kr per måned")?.period).toBe("month");
     expect(parsePrice("¥980 / 月")?.period).toBe("month");
