@@ -921,6 +921,23 @@ describe("records from the page's own repetition", () => {
     expect(read(`<h1>Pricing</h1>${table}`).text).toContain("Projects | 1 | 5");
   });
 
+  it("reads a yearly price whose line also says what it saves ('or $490/year (save 2 months)'), never the saving", () => {
+    const card = (name: string, monthly: string, yearly: string) =>
+      `<div class="card"><h3>${name}</h3><p class="price">${monthly}/mo</p>` +
+      `<p class="small">or ${yearly}/year (save 2 months)</p><ul><li>Unlimited projects</li></ul></div>`;
+    const { pricing } = read(
+      `<h1>Pricing</h1><div class="cards">${card("Pro", "$49", "$490")}${card("Team", "$99", "$990")}</div>`,
+    );
+    expect(pricing.map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([
+      ["Pro", [49, 490]],
+      ["Team", [99, 990]],
+    ]);
+    const saving = read(
+      `<h1>Pricing</h1><div class="cards">${card("Pro", "$49", "$490").replace("save 2 months", "save $98")}</div>`,
+    );
+    expect(priceOptionsOf(saving.pricing[0]!)).not.toContain(98);
+  });
+
   it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
     const card = (name: string, price: string, footer: string) =>
       `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +

@@ -96,13 +96,30 @@ const FREE_TEXT_RE =
   /^(?:(?:it'?s\s+|100%\s+|for\s+)?(?:free|gratis|kostenlos|gratuit)(?:\s+forever(?=\s+for\s))?(?:\s+(?:forever|plan|tier|allowances?|quotas?|usage|for\s+ever|for\s+life|to\s+start|to\s+use|for\s+(?:personal|non-?commercial|open[-\s]source|individuals|hobby\w*|small\s+teams|everyone)(?:\s+\w+)?)|\s+but\b[^$€£\d]*|\s*[,;:–—+-][^$€£\d]*)?|forever\s+free|always\s+free)[.!]?$/i;
 const CONTACT_TEXT_RE =
   /^(?:contact(?:\s+(?:us|sales|our\s+sales(?:\s+team)?|our\s+team))?(?:\s+for\s+(?:pricing|a\s+quote|details|a\s+price))?|talk\s+to\s+(?:us|sales|an?\s+expert)|get\s+in\s+touch|call\s+us|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on[-\s](?:request|demand)|pay[-\s]what[-\s]you[-\s](?:want|like)(?:\s*\([^)]{0,40}\))?|name\s+your\s+(?:own\s+)?price|(?:book|schedule|request)\s+(?:a\s+)?(?:demo|call)|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?(?:\s*\/\s*(?:mo|month|yr|year))?$/i;
+/** A saving stated with a verb ("Save $20", "save 2 months"): it is no price, but the prices beside it are. */
+const SAVING = /\b(?:save[ds]?|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d/.source;
+/**
+ * A discount ("$5 off", "50% off … ($15/year instead of $30/year)": the prices it applies to are a promotion's), a
+ * calculation or a credit anywhere in a short price text leaves it no price.
+ */
+const NOT_A_PRICE =
+  /\d\s*%?\s*(?:off|discount|rabatt|de\s+réduction)\b|\d\s*[×x*]\s*[\d($€£¥₹]|[\d)]\s*=\s*[$€£¥₹]?\s*\d|(?:^|[^=!<>])=\s*[$€£¥₹]\s*\.?\d|\b(?:worth|valued\s+at)\s*[$€£¥₹]\s*\d|[$€£¥₹]\s*\d[\d,.]*\s+(?:(?:in|of)\s+)?(?:free\s+)?(?:trial\s+|usage\s+|promotional\s+|sign[-\s]?up\s+)?credits?\b/
+    .source;
 /**
  * Amounts that are no price: a saving ("$5 off", "50% off", "Save $20", "a $10 discount"), a worked calculation ("(223,200
  * / 10,000) * $1.20 = $26.80 per month", "7200 x 31"), a value a plan includes ("Includes check runs worth $70") and a
- * credit given ("a one-time $5 free trial credit", "$300 in free credits").
+ * credit given ("a one-time $5 free trial credit", "$300 in free credits"). A sentence that states one states no price.
  */
-const DISCOUNT_RE =
-  /\d\s*%?\s*(?:off|discount|rabatt|de\s+réduction)\b|\b(?:save[ds]?|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d|\d\s*[×x*]\s*[\d($€£¥₹]|[\d)]\s*=\s*[$€£¥₹]?\s*\d|(?:^|[^=!<>])=\s*[$€£¥₹]\s*\.?\d|\b(?:worth|valued\s+at)\s*[$€£¥₹]\s*\d|[$€£¥₹]\s*\d[\d,.]*\s+(?:(?:in|of)\s+)?(?:free\s+)?(?:trial\s+|usage\s+|promotional\s+|sign[-\s]?up\s+)?credits?\b/i;
+const DISCOUNT_RE = new RegExp(`${SAVING}|${NOT_A_PRICE}`, "i");
+const NOT_A_PRICE_RE = new RegExp(NOT_A_PRICE, "i");
+const SAVING_RE = new RegExp(SAVING, "gi");
+
+/** The prices of a short price text that no saving states: "or $490/year (save 2 months)" keeps $490, "Save $20" none. */
+function outsideSavings<T extends StatedPrice>(text: string, prices: readonly T[]): T[] {
+  const savings = [...text.matchAll(SAVING_RE)].map((match) => [match.index, match.index + match[0].length] as const);
+  if (savings.length === 0) return [...prices];
+  return prices.filter((price) => !savings.some(([start, end]) => price.start < end && start < price.end));
+}
 
 /**
  * A free allowance stated in a sentence: "Your first 50 GBs transferred each month are free", "free up to 10,000
@@ -355,9 +372,12 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
     }
     let mark: PriceMark | null = null;
     if (digit) {
-      const stated = DISCOUNT_RE.test(text)
+      const stated = NOT_A_PRICE_RE.test(text)
         ? []
-        : statedPrices(text).filter((p) => p.amount !== null && p.currency !== null);
+        : outsideSavings(
+            text,
+            statedPrices(text).filter((p) => p.amount !== null && p.currency !== null),
+          );
       let prices: ParsedPrice[] = stated;
       // A bare number is a price only in an element classed as one, and only when it leads ("49 / mo", "from 49"):
       // "Active products 1" in a priced column is a count.
