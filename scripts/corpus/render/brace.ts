@@ -19,7 +19,7 @@ export interface TemplateSource {
 export interface BraceOptions {
   dialect: BraceDialect;
   /** Finds a template by the name a tag gives (`base.html`, `card.html`), relative to the including one. */
-  load(name: string, from: string, kind: "extends" | "include" | "import"): TemplateSource | null;
+  load(name: string, from: string, kind: "extends" | "include" | "include_relative" | "import"): TemplateSource | null;
   /** Values every template sees (`site`, `page`, the manifest's context). */
   globals: Record<string, Value>;
   /**
@@ -409,7 +409,7 @@ class Renderer {
       case "render":
       case "include_relative":
       case "include_cached":
-        return this.include(args, context, template);
+        return this.include(args, context, template, name === "include_relative");
       case "import":
       case "from":
         this.importMacros(name, args, context, template);
@@ -422,7 +422,7 @@ class Renderer {
     }
   }
 
-  private include(args: string, context: Context, template: TemplateSource): string {
+  private include(args: string, context: Context, template: TemplateSource, relative = false): string {
     const liquid = this.options.dialect === "liquid";
     // Liquid: `include card.html title="Pro" price=page.pro`, the name unquoted; the others: a quoted expression.
     const match = /^\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\S+)\s*([\s\S]*)$/.exec(args);
@@ -431,7 +431,7 @@ class Renderer {
     const rest = match[2]!;
     const name = /^["']/.test(nameToken) || !liquid ? textOf(parseExpr(nameToken)(context)) : nameToken;
     if (!name) return "";
-    const found = this.options.load(name, template.path, "include");
+    const found = this.options.load(name, template.path, relative ? "include_relative" : "include");
     if (!found) return "";
     const values: Record<string, Value> = {};
     if (liquid) {

@@ -217,10 +217,23 @@ function renderJekyll(
   const prefix = root ? `${root}/` : "";
   const site: Record<string, Value> = { ...config, data: dataTree(repo, `${prefix}_data`) };
   const roots = [`${prefix}_includes`, `${prefix}_layouts`, "_includes", "_layouts"];
+  // Jekyll's `{% include x %}` reads `_includes/x` only, whatever stands beside the page (a page `pricing.html` that
+  // includes `pricing.html` includes `_includes/pricing.html`, not itself); `include_relative` reads beside the page.
+  const anywhere = loader(repo, roots);
+  const load = (name: string, from: string, kind: string): TemplateSource | null => {
+    if (kind === "include") {
+      for (const dir of [`${prefix}_includes`, "_includes"]) {
+        const file = path.posix.join(dir, name);
+        const source = repo.read(file);
+        if (source !== null) return { path: file, source };
+      }
+    }
+    return anywhere(name, from);
+  };
   const { data: page, body } = splitFrontMatter(source);
   const url = `/${file.slice(prefix.length).replace(/\.(md|markdown|html)$/, "")}`;
   const globals = { ...context, site, page: { ...page, url } };
-  const options = { dialect: "liquid" as const, load: loader(repo, roots), globals, serverRendered: false, filters };
+  const options = { dialect: "liquid" as const, load, globals, serverRendered: false, filters };
   let content = renderBrace({ path: file, source: body }, options);
   if (/\.(md|markdown|mkd)$/i.test(file)) {
     content = kramdownToHtml(content, truthy(member(member(config, "kramdown"), "parse_block_html")));
