@@ -67,6 +67,7 @@ export const HELD_OUT_SETS = [
   "holdout-9",
   "holdout-10",
   "holdout-11",
+  "holdout-12",
 ] as const;
 export type HeldOutSet = (typeof HELD_OUT_SETS)[number];
 
