@@ -938,6 +938,20 @@ describe("records from the page's own repetition", () => {
     expect(priceOptionsOf(saving.pricing[0]!)).not.toContain(98);
   });
 
+  it("reads the period of a price set as a heading with its '/mo' as the next heading (MUI's pricing template)", () => {
+    const card = (name: string, price: string) =>
+      `<div class="MuiCard-root"><div class="MuiCardHeader-root"><span class="MuiTypography-h5">${name}</span></div>` +
+      `<div class="MuiCardContent-root"><div><h2 class="MuiTypography-h2">${price}</h2><h6 class="MuiTypography-h6">/mo</h6>` +
+      `</div><ul><li>10 users included</li></ul></div></div>`;
+    const { pricing } = read(
+      `<h1>Pricing</h1><div class="MuiGrid-container">${card("Free", "$0")}${card("Pro", "$15")}</div>`,
+    );
+    expect(prices(pricing)).toEqual([
+      { name: "Free", amount: 0, currency: "USD", period: "month" },
+      { name: "Pro", amount: 15, currency: "USD", period: "month" },
+    ]);
+  });
+
   it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
     const card = (name: string, price: string, footer: string) =>
       `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +

@@ -183,6 +183,9 @@ function nextNode(node: AnyNode): AnyNode | null {
 }
 
 /** The text right after a mark, up to WINDOW_AFTER_CHARS, stopping at a heading or another price. */
+/** A line that only says per what a price is: "/mo", "per month", "/ user / month". */
+const PERIOD_LINE_RE = /^(?:\/|per\b)[\s\p{L}/.]{0,30}$/iu;
+
 function textAfter(el: Element, index: ElementIndex): string {
   let out = "";
   let node: AnyNode | null = el;
@@ -196,8 +199,11 @@ function textAfter(el: Element, index: ElementIndex): string {
   ) {
     if (isElement(next)) {
       steps++;
-      if (isHeading(next) || index.visibleChars(next) > WINDOW_AFTER_CHARS) break;
+      if (index.visibleChars(next) > WINDOW_AFTER_CHARS) break;
       const text = collapse(textContent(next));
+      // A heading starts what follows, unless it only says per what the price is (MUI's pricing template sets the
+      // price and its "/mo" as two headings).
+      if (isHeading(next) && !(PERIOD_LINE_RE.test(text) && detectPeriod(text) !== null)) break;
       // Another amount starts another price.
       if (/\d/.test(text) && statedPrices(text).length > 0) break;
       out += ` ${text}`;
