@@ -952,6 +952,22 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads offers listed as a definition list, each named by its term, 'Contact us' included", () => {
+    const list =
+      '<dl class="pricing"><dt>Basic</dt><dd>$9 per month</dd><dt>Pro</dt><dd>$29 per month</dd><dd>$290 per year</dd>' +
+      "<dt>Enterprise</dt><dd>Contact us</dd></dl>";
+    const plans = read(`<h1>Pricing</h1>${list}`).pricing;
+    expect(plans.filter(isPlanRecord).map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([
+      ["Basic", [9]],
+      ["Pro", [29, 290]],
+      ["Enterprise", [null]],
+    ]);
+    // A glossary that mentions one price is no price list: its price is read by its context.
+    const glossary =
+      "<dl><dt>Seat</dt><dd>A member of your workspace, $5 each.</dd><dt>Project</dt><dd>A repository.</dd></dl>";
+    expect(read(`<h1>Docs</h1>${glossary}`).pricing.filter(isPlanRecord)).toEqual([]);
+  });
+
   it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
     const card = (name: string, price: string, footer: string) =>
       `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +

@@ -508,6 +508,46 @@ export function findColumnLabels(
   return out;
 }
 
+/**
+ * Offers listed as a definition list: each term names the offer its definition prices (`<dt>Pro</dt><dd>$29 per
+ * month</dd>`). Read when two definitions or more state a number each, so a glossary that mentions one price is not a
+ * price list; then a definition priced in words ("Contact us") is an offer too.
+ */
+export function findDefinitionRecords(index: ElementIndex, marks: PriceMark[], claimed: Set<PriceMark>): GridRecord[] {
+  const byList = new Map<Element, { term: Element; definition: Element; marks: PriceMark[] }[]>();
+  const entryOf = new Map<Element, { term: Element; definition: Element; marks: PriceMark[] }>();
+  for (const mark of marks) {
+    if (claimed.has(mark) || mark.prose) continue;
+    const definition = ancestor(mark.el, (el) => tagName(el) === "dd", 3);
+    const list = definition && parentElement(definition);
+    if (!definition || !list || tagName(list) !== "dl") continue;
+    let entry = entryOf.get(definition);
+    if (!entry) {
+      // The term before it, past a few definitions of the same term ("Pro" over "$29 per month" and "$290 per year").
+      let term: AnyNode | null = definition.prev;
+      for (let steps = 0; term && !(isElement(term) && tagName(term) === "dt") && steps < 8; steps++) {
+        if (isElement(term) && tagName(term) !== "dd") break;
+        term = term.prev;
+      }
+      if (!term || !isElement(term) || tagName(term) !== "dt" || !plausibleName(nameText(term))) continue;
+      entry = { term, definition, marks: [] };
+      entryOf.set(definition, entry);
+      const entries = byList.get(list) ?? [];
+      entries.push(entry);
+      byList.set(list, entries);
+    }
+    entry.marks.push(mark);
+  }
+  const out: GridRecord[] = [];
+  for (const [list, entries] of byList) {
+    if (entries.filter((entry) => entry.marks.some((mark) => !mark.soft)).length < 2) continue;
+    for (const { term, marks: priced } of entries) {
+      out.push({ name: nameText(term), nameEl: term, table: list, marks: priced, rowLabels: priced.map(() => "") });
+    }
+  }
+  return out;
+}
+
 /** An element's tag and classes: what a template repeats for every record or column it renders. */
 export function shapeOf(el: Element): string {
   const classAttribute = el.attribs.class ?? "";

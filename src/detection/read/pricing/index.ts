@@ -31,7 +31,14 @@ import { ElementIndex } from "../../parse/tree.js";
 import type { JsonLd } from "../jsonld.js";
 import { maskVolatile } from "../../parse/mask.js";
 import { afterLabel, contextRecords, listItemOf } from "./context.js";
-import { ColumnLabels, findColumnLabels, findGridRecords, findSplitColumns, repeatedColumnWords } from "./grids.js";
+import {
+  ColumnLabels,
+  findColumnLabels,
+  findDefinitionRecords,
+  findGridRecords,
+  findSplitColumns,
+  repeatedColumnWords,
+} from "./grids.js";
 import { findMarks, type PriceMark } from "./marks.js";
 import { detectBilling, detectPeriod, firstPriceIndex, parsePrice, usageUnit } from "./money.js";
 import { nameText, priceRowLabel } from "./names.js";
@@ -523,9 +530,13 @@ export function extractPricing(
   const marks = found.filter((mark) => !columnWords.has(mark)).slice(0, MAX_PRICE_MARKS);
   const claimed = new Set<PriceMark>();
   const headings = new Headings(index);
-  const fromGrids = (mode: "tables" | "rows") =>
+  const fromGrids = (mode: "tables" | "rows" | "definitions") =>
     safely(() => {
-      for (const grid of findGridRecords(index, marks, claimed, mode)) {
+      const grids =
+        mode === "definitions"
+          ? findDefinitionRecords(index, marks, claimed)
+          : findGridRecords(index, marks, claimed, mode);
+      for (const grid of grids) {
         const priced = pricesOf(index, null, grid.marks, grid.rowLabels);
         if (!priced) continue;
         grid.marks.forEach((mark) => claimed.add(mark));
@@ -540,6 +551,7 @@ export function extractPricing(
     }, undefined);
 
   fromGrids("tables");
+  fromGrids("definitions");
   const records: { name: string; el: Element }[] = [];
   const columnLabels = new ColumnLabels(index, marks);
   safely(() => {
