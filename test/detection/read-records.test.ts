@@ -968,6 +968,19 @@ describe("records from the page's own repetition", () => {
     expect(read(`<h1>Docs</h1>${glossary}`).pricing.filter(isPlanRecord)).toEqual([]);
   });
 
+  it("names a price in a table of its own by the table's caption (one table per plan)", () => {
+    const table = (name: string, price: string) =>
+      `<table class="plan"><caption>${name}</caption><tr><th>Price</th><td>${price}</td></tr>` +
+      "<tr><th>Users</th><td>5</td></tr></table>";
+    const page = (pro: string) => `<h1>Pricing</h1>${table("Basic", "$10/mo")}${table("Pro", pro)}`;
+    expect(read(page("$30/mo")).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Basic", 10],
+      ["Pro", 30],
+    ]);
+    const raised = pricingEvents(events(page("$30/mo"), page("$35/mo")));
+    expect(raised.map((event) => event.title)).toEqual([expect.stringMatching(/Pro.*\$30.*\$35/)]);
+  });
+
   it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
     const card = (name: string, price: string, footer: string) =>
       `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +

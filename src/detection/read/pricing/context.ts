@@ -124,6 +124,11 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
   for (const mark of open) {
     const question = foldedQuestion(mark.el);
     if (question !== null) sections.set(mark, question);
+    // A table's caption heads the table: a page of one table per plan ("Pro" over "Price | $30/mo") names each so.
+    else {
+      const caption = captionOf(mark.el);
+      if (caption !== null) sections.set(mark, caption);
+    }
   }
 
   const found = open
@@ -365,6 +370,18 @@ function foldedQuestion(el: Element): string | null {
     if (!summary || !isElement(summary)) return null;
     const text = collapse(textContent(summary));
     return text.length <= 200 && /\?\s*$/.test(text) ? text : null;
+  }
+  return null;
+}
+
+/** The caption of the table a price stands in (a few levels up), when it is short enough to name something. */
+function captionOf(el: Element): string | null {
+  let node: AnyNode | null = el.parent;
+  for (let level = 0; node && isElement(node) && level < FOLD_LEVELS; node = node.parent, level++) {
+    if (tagName(node) !== "table") continue;
+    const caption = node.children.find((child) => isElement(child) && tagName(child) === "caption");
+    const text = caption && isElement(caption) ? nameText(caption) : "";
+    return text && plausibleName(text) ? text : null;
   }
   return null;
 }
