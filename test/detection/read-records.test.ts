@@ -981,6 +981,19 @@ describe("records from the page's own repetition", () => {
     expect(raised.map((event) => event.title)).toEqual([expect.stringMatching(/Pro.*\$30.*\$35/)]);
   });
 
+  it("reads lines of one paragraph that each price a plan apart, a plan named Pro included ('Pro – $29/month')", () => {
+    const { pricing } = read("<h1>Pricing</h1><p>Starter – $9/month<br>Pro – $29/month<br>Business – $99/month</p>");
+    expect(pricing.map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([
+      ["Starter", [9]],
+      ["Pro", [29]],
+      ["Business", [99]],
+    ]);
+    // German "pro" still says per what: one price, per month.
+    expect(prices(read("<h1>Preise</h1><p>Basis – 9 € pro Monat</p>").pricing)).toEqual([
+      { name: "Basis", amount: 9, currency: "EUR", period: "month" },
+    ]);
+  });
+
   it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
     const card = (name: string, price: string, footer: string) =>
       `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +

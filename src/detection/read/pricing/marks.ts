@@ -545,7 +545,10 @@ function labelledLines(
       const word = words[first]![0];
       depth += (word.match(/\(/g)?.length ?? 0) - (word.match(/\)/g)?.length ?? 0);
       const bare = word.replace(/^[^\p{L}]+/u, "");
-      if (depth > 0 || /[()]/.test(word) || !/\p{L}/u.test(word) || COMPANION_WORD_RE.test(bare)) continue;
+      // "pro Monat" says per what; "Pro – $29/month" names the Pro plan.
+      const planPro = /^(?:pro|im)$/i.test(bare) && !GERMAN_PER_WHAT_RE.test(words[first + 1]?.[0] ?? "");
+      if (depth > 0 || /[()]/.test(word) || !/\p{L}/u.test(word) || (COMPANION_WORD_RE.test(bare) && !planPro))
+        continue;
       break;
     }
     return first < words.length ? from + words[first]!.index! : price.start;
@@ -578,6 +581,8 @@ function withFreeLines(text: string, stated: readonly StatedPrice[]): StatedPric
 }
 
 /** One word of those that go with a price (PRICE_COMPANION_RE), whole. */
+/** What German "pro" or "im" says a price is per: "pro Monat", "im Jahr", "pro Nutzer". */
+const GERMAN_PER_WHAT_RE = /^(?:monat|jahr|nutzer|benutzer|user|platz|arbeitsplatz|mitglied|lizenz|gerät|stunde|tag)/i;
 const COMPANION_WORD_RE =
   /^(?:per|a|an|each|user|users|seat|seats|member|members|month|months|monthly|mo|year|years|yearly|annually|annual|yr|billed|paid|only|from|starting|at|just|now|then|excl|incl|vat|tax|taxes|usd|eur|gbp|or|and|forever|one-time|once|payment|pro|im|monat|jahr|gb|mb|tb|hour|hours|minute|minutes|request|requests)[.,;:/]*$/i;
 
