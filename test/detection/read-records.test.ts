@@ -994,6 +994,21 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a price drawn as text on a card's SVG header, and no text of other drawings", () => {
+    const card = (name: string, price: string) =>
+      `<div class="col-md-4"><div class="pricingTable"><svg viewBox="0 0 360 220"><path d="M0 0h360v220H0z"></path>` +
+      `<text x="70" y="116">${price}</text><text x="234" y="115">/Min.</text></svg><div class="pricing-content">` +
+      `<h3 class="title">${name}</h3><ul><li>2 vCPUs</li><li>Unlimited users</li></ul></div></div></div>`;
+    const logo = '<svg viewBox="0 0 10 10"><text>ACME 2</text></svg>';
+    const page = `<h1>Pricing</h1>${logo}<div class="row">${card("Basic", "$0.015")}${card("Growth", "$0.030")}</div>`;
+    const { pricing, text } = read(page);
+    expect(pricing.map((plan) => [plan.name, plan.amount, plan.currency])).toEqual([
+      ["Basic", 0.015, "USD"],
+      ["Growth", 0.03, "USD"],
+    ]);
+    expect(text).not.toContain("ACME 2");
+  });
+
   it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
     const card = (name: string, price: string, footer: string) =>
       `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +
@@ -1496,6 +1511,26 @@ describe("a price change is never silent", () => {
       "monthly",
     ).replaceAll("data-annual=", "data-annual-saving=");
     expect(options(saving)[0]).toEqual(["Starter", []]);
+  });
+
+  it("tells a plan's one price moving to another period at a number no view switch explains ($9.99/year → $49.99/month)", () => {
+    const page = (price: string) =>
+      `<h1>Pricing</h1><div class="row"><div class="card"><h3>Basic</h3><p class="price">${price}</p></div>` +
+      `<div class="card"><h3>Pro</h3><p class="price">$24.99 / year</p></div></div>`;
+    const told = pricingEvents(events(page("$9.99 / year"), page("$49.99 / Month")));
+    expect(told.map((event) => event.title)).toEqual([expect.stringMatching(/Basic.*\$9\.99.*\$49\.99/)]);
+    // $49/month shown as $490/year is the page's other view of one price: no event.
+    expect(pricingEvents(events(page("$49 / month"), page("$490 / year")))).toEqual([]);
+  });
+
+  it("tells a price that moved when the page stopped saying per what its prices are ('$549/year · $49/month' → '$539 · $49')", () => {
+    const page = (prices: string) =>
+      `<h1>Pricing</h1><div class="row"><div class="card"><h3>Growth</h3>${prices}</div>` +
+      `<div class="card"><h3>Pro</h3><p class="price">$2149 per year</p><p class="price">$199 per month</p></div></div>`;
+    const before = page('<p class="price">$549 per year</p><p class="price">$49 per month</p>');
+    const after = page('<p class="price">$539</p><p class="price">$49</p>');
+    const told = pricingEvents(events(before, after));
+    expect(told.map((event) => event.title)).toEqual([expect.stringMatching(/Growth.*\$549.*\$539/)]);
   });
 
   it("tells a change of the price behind a billing switch, but not the page showing the switch's other side", () => {

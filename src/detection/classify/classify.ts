@@ -22,7 +22,14 @@ import {
   slug,
   truncate,
 } from "./format.js";
-import { optionChanges, pairAsShown, pairDiffers, pairPrices, priceOptions } from "../read/pricing/plan.js";
+import {
+  optionChanges,
+  otherViewOfOnePrice,
+  pairAsShown,
+  pairDiffers,
+  pairPrices,
+  priceOptions,
+} from "../read/pricing/plan.js";
 import type { PriceOption } from "../types.js";
 import type {
   ClassifyContext,
@@ -246,7 +253,12 @@ function alignedPrices(b: PricingPlan, a: PricingPlan): [PricingPlan, PricingPla
   if (b.amount === null || a.amount === null) return [b, a];
   const pairs = pairPrices(b, a);
   if (pairs.length === 0) {
-    const single = priceOptions(b).length === 1 && priceOptions(a).length === 1 && b.amount === a.amount;
+    // One price each, at the same number per another period, or at numbers no switch of view explains ($9.99/year
+    // → $49.99/month): a change of terms, told as one.
+    const single =
+      priceOptions(b).length === 1 &&
+      priceOptions(a).length === 1 &&
+      (b.amount === a.amount || !otherViewOfOnePrice(priceOptions(b)[0]!, priceOptions(a)[0]!));
     // A view switched shows the same prices in the same money: another currency is a change of terms, told as one.
     const otherMoney = b.currency !== null && a.currency !== null && upperCurrency(b) !== upperCurrency(a);
     return single || otherMoney ? [b, a] : [b, { ...a, amount: b.amount, currency: b.currency, period: b.period }];

@@ -6,7 +6,14 @@
  * narrative fields in a fixed order, text lines in page order.
  */
 import { diffArrays, diffWords } from "diff";
-import { optionChanges, pairDiffers, pairPrices, priceOptions, samePriceList } from "../read/pricing/plan.js";
+import {
+  optionChanges,
+  otherViewOfOnePrice,
+  pairDiffers,
+  pairPrices,
+  priceOptions,
+  samePriceList,
+} from "../read/pricing/plan.js";
 import type {
   ContentItem,
   Extraction,
@@ -82,10 +89,15 @@ function sameCurrency(a: PricingPlan, b: PricingPlan): boolean {
   return pairs.every((pair) => upper(pair.before.currency) === upper(pair.after.currency));
 }
 
-/** A period changed only where the page shows one price at the same number per another period ($49/month → $49/year). */
+/**
+ * A period changed only where the page shows one price per another period: at the same number ($49/month → $49/year),
+ * or at a number no switch of view explains ($9.99/year → $49.99/month; $49/month → $490/year is the other view).
+ */
 function samePeriod(a: PricingPlan, b: PricingPlan): boolean {
   if (a.period === b.period) return true;
-  return priceOptions(a).length > 1 || priceOptions(b).length > 1 || a.amount !== b.amount;
+  if (priceOptions(a).length > 1 || priceOptions(b).length > 1) return true;
+  if (a.amount === b.amount) return false;
+  return a.amount === null || b.amount === null || otherViewOfOnePrice(priceOptions(a)[0]!, priceOptions(b)[0]!);
 }
 
 // The plan fields of docs/product-rules.md#diff. `origin` is not compared: where a price was read is not a change of

@@ -425,11 +425,38 @@ function removeFromPage($: CheerioAPI, nodes: Iterable<AnyNode>): void {
  * <span>9</span>`, laid out in a row): the visitor reads "19", and the text must not say "1 9", two prices.
  */
 export function stripNonContent($: CheerioAPI): void {
+  keepDrawnPrices($);
   removeFromPage(
     $,
     NON_CONTENT_TAGS.flatMap((tag) => elementsNamed($, tag)),
   );
   removeFromPage($, spacesBetweenDigits(allElements($)));
+}
+
+/** At most this many drawings are turned into their text: a page of thousands of drawn prices is not a pricing page. */
+const MAX_DRAWN_PRICES = 200;
+
+/**
+ * A drawing whose text states a price (a card's header drawn as an SVG wave with `<text>$0.015</text><text>/Min.
+ * </text>` on it) is replaced by its text, one line per `<text>`: the visitor reads that price. Other drawings (icons,
+ * logos) go with the non-content.
+ */
+function keepDrawnPrices($: CheerioAPI): void {
+  let kept = 0;
+  for (const svg of elementsNamed($, "svg")) {
+    if (kept >= MAX_DRAWN_PRICES) break;
+    const texts = $(svg)
+      .find("text")
+      .toArray()
+      .map((text) => collapse(textContent(text)))
+      .filter(Boolean);
+    if (!texts.some((text) => MONEY_RE.test(text))) continue;
+    const lines = $("<span></span>");
+    for (const text of texts) lines.append($("<span></span>").text(text), " ");
+    $(svg).replaceWith(lines);
+    kept++;
+  }
+  if (kept > 0) forgetElements($);
 }
 
 /**

@@ -110,7 +110,35 @@ function pairOptions(b: PriceOption[], a: PriceOption[]): PricePair[] {
   take((x, y) => billingCycle(x) === billingCycle(y) && x.period === y.period);
   take((x, y) => billingCycle(x) !== null && billingCycle(x) === billingCycle(y));
   if (b.length === 1 || a.length === 1) take((x, y) => billingCycle(x) === null || billingCycle(y) === null);
+  // A side that stopped (or started) saying per what its prices are ("$549/year · $49/month" → "$539 · $49", the
+  // periods now only in a switch's labels): the same amounts pair first, the others in the order shown, so a price
+  // that moved is told rather than taken as another view.
+  const unstated = (o: PriceOption) => billingCycle(o) === null;
+  if (pairs.length < Math.min(b.length, a.length) && (b.every(unstated) || a.every(unstated))) {
+    take((x, y) => (unstated(x) || unstated(y)) && x.amount === y.amount);
+    take((x, y) => unstated(x) || unstated(y));
+  }
   return pairs;
+}
+
+/** A price's monthly equivalent, when it is per month or per year. */
+function perMonth(option: PriceOption): number | null {
+  if (option.amount === null) return null;
+  if (option.period === "month") return option.amount;
+  if (option.period === "year") return option.amount / 12;
+  return null;
+}
+
+/**
+ * Whether two prices per another period can be one price seen in a page's other view: the yearly one is at most
+ * half off the monthly one a month ($49/month and $490/year can; $9.99/year and $49.99/month cannot).
+ */
+export function otherViewOfOnePrice(x: PriceOption, y: PriceOption): boolean {
+  const mx = perMonth(x);
+  const my = perMonth(y);
+  if (mx === null || my === null || x.period === y.period) return false;
+  const [low, high] = mx < my ? [mx, my] : [my, mx];
+  return high === 0 || low / high >= 0.5;
 }
 
 /** The pair's amounts differ: exactly when shown per the same period, by more than rounding per billing cycle. */
