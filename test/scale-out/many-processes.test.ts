@@ -371,9 +371,11 @@ async function runScenario(topology: Topology): Promise<Outcome> {
  * maintenance of a surviving worker (every 30 s) sends them to retry.
  */
 async function killAndExpire(knex: Knex, worker: ServiceProcess): Promise<string[]> {
-  const active = await knex("pgboss.job").where({ state: "active" }).pluck("id");
-  const killedAt = (await knex.raw("SELECT now() AS now")).rows[0].now as Date;
+  // Jobs are picked up until the signal lands: the dead worker's are those started before it and still active after
+  // (a list taken before the kill missed a job picked up in between, which then waited out its real expiry and the
+  // retry backoff, past the round's deadline on a busy machine).
   await worker.stop("SIGKILL");
+  const killedAt = (await knex.raw("SELECT now() AS now")).rows[0].now as Date;
   await new Promise((resolve) => setTimeout(resolve, 3000));
   // A page the killed worker was fetching keeps its claim on the source (src/sources/fetch-queue.ts) for the job's
   // expiry; a live fetch finishes in milliseconds, so a claim taken before the kill and still held now is the dead
@@ -388,7 +390,7 @@ async function killAndExpire(knex: Knex, worker: ServiceProcess): Promise<string
     .where("claimed_until", ">", knex.fn.now())
     .update({ claimed_until: knex.raw("now() - interval '1 second'") });
   return knex("pgboss.job")
-    .whereIn("id", active)
+    .where("started_on", "<", killedAt)
     .where({ state: "active" })
     .update({ started_on: knex.raw("started_on - interval '1 day'") })
     .returning("id")
