@@ -37,7 +37,11 @@ describe("SecretBox", () => {
 
   it("refuses a value altered or sealed under another key", () => {
     const sealed = box.seal("pat-na1-token", here);
-    const flipped = sealed.slice(0, -2) + (sealed.endsWith("A") ? "B" : "A") + sealed.slice(-1);
+    // A character of the body changed for another (the one it replaces is checked, so the value always differs; the
+    // last character can hold only padding bits, so it is left alone).
+    const at = sealed.length - 10;
+    const flipped = sealed.slice(0, at) + (sealed[at] === "A" ? "B" : "A") + sealed.slice(at + 1);
+    expect(flipped).not.toBe(sealed);
     expect(() => box.open(flipped, here)).toThrow();
     expect(() => new SecretBox(randomBytes(32)).open(sealed, here)).toThrow();
   });
