@@ -25,6 +25,8 @@ import { ElementIndex } from "../parse/tree.js";
 
 const ITEM_TOKEN_RE =
   /^(?:[a-z0-9]+(?:-|_|__))*(?:post|entry|article|changelog|release|update|news|press|story|blog|hentry|h-entry)(?:(?:-|_|__)(?:item|entry|card|preview|summary|teaser|listing|row|block))?$/i;
+/** A word every ITEM_TOKEN_RE class holds: most classes hold none, and need no split. */
+const ITEM_WORD_RE = /post|entry|article|changelog|release|update|news|press|story|blog|hentry/i;
 const ITEM_TYPE_RE = /schema\.org\/(?:BlogPosting|Article|NewsArticle|TechArticle)/i;
 const DATE_CLASS_RE = /date|time|published|posted/i;
 const MIN_ITEMS = 2;
@@ -142,14 +144,19 @@ function itemFromBlock(index: ElementIndex, block: Element, baseUrl: string): Co
 
 /** Whether an element is one entry of a list (an article, a post-classed block, a dated list item with a title). */
 function itemBlockTest(index: ElementIndex): (el: Element) => boolean {
-  const holdsTitle = index.holdsAny(index.elements.filter((el) => isHeading(el) || tagName(el) === "a"));
-  const holdsTime = index.holdsAny(index.elements.filter((el) => tagName(el) === "time"));
+  // Built at the first list item: only list items ask them.
+  let holdsTitle: ((el: Element) => boolean) | undefined;
+  let holdsTime: ((el: Element) => boolean) | undefined;
   return (el) => {
     const tag = tagName(el);
     if (tag === "article") return true;
     if (ITEM_TYPE_RE.test(el.attribs.itemtype ?? "")) return true;
-    if (classTokens(el).some((token) => ITEM_TOKEN_RE.test(token))) return true;
+    const classes = el.attribs.class;
+    if (classes && ITEM_WORD_RE.test(classes) && classTokens(el).some((token) => ITEM_TOKEN_RE.test(token)))
+      return true;
     if (tag !== "li") return false;
+    holdsTitle ??= index.holdsAny(index.elements.filter((el) => isHeading(el) || tagName(el) === "a"));
+    holdsTime ??= index.holdsAny(index.elements.filter((el) => tagName(el) === "time"));
     // Checked first: a list item of more than 1,000 characters is a section, and its text is not read in full.
     const text = shortText(index, el, 1000);
     return text !== null && holdsTitle(el) && (holdsTime(el) || findDate(text) !== null);
@@ -187,6 +194,11 @@ function headingLookups(index: ElementIndex): HeadingLookups {
     firstLink: index.firstInside(index.elements.filter((el) => tagName(el) === "a" && el.attribs.href)),
     holdsYear: index.textMatches(/\d{4}/),
   };
+}
+
+/** Whether any heading of the page can be dated: a date needs a <time> element or a year written somewhere. */
+function mayHoldDates(index: ElementIndex, lookups: HeadingLookups): boolean {
+  return index.elements.some((el) => tagName(el) === "time" || lookups.holdsYear(el));
 }
 
 /** Headings of one level each followed (or preceded) by a short date line, or themselves a date. */
@@ -252,11 +264,11 @@ function dedupe(found: FoundItems): FoundItems {
 
 export function extractItems(root: AnyNode, baseUrl: string, index = new ElementIndex(root)): FoundItems {
   let lookups: HeadingLookups | undefined;
-  for (const reading of [
-    () => fromBlocks(index, baseUrl),
-    () => fromHeadings(index, baseUrl, "h2", (lookups ??= headingLookups(index))),
-    () => fromHeadings(index, baseUrl, "h3", (lookups ??= headingLookups(index))),
-  ]) {
+  const byHeadings = (level: string): FoundItems => {
+    lookups ??= headingLookups(index);
+    return mayHoldDates(index, lookups) ? fromHeadings(index, baseUrl, level, lookups) : { items: [], blocks: [] };
+  };
+  for (const reading of [() => fromBlocks(index, baseUrl), () => byHeadings("h2"), () => byHeadings("h3")]) {
     const found = dedupe(reading());
     if (found.items.length >= MIN_ITEMS) return found;
   }
