@@ -1432,18 +1432,20 @@ describe("a price change is never silent", () => {
         ],
       ],
     ]);
-    // Ten times the monthly one is a year's price; the period element's own pair says so too.
-    expect(
+    // The first card's prices, its yearly number beside a second card's ten times its monthly one.
+    const starter = (monthly: string, yearly: string, per = "") =>
       options(
         switchCards(
           [
-            ["Starter", "15", "126"],
-            ["Pro", "30", "252"],
+            ["Starter", monthly, yearly],
+            ["Pro", "20", "200"],
           ],
           "monthly",
+          per,
         ),
-      )[0],
-    ).toEqual([
+      )[0];
+    // Ten times the monthly one is a year's price; the period element's own pair says so too.
+    expect(starter("15", "126")).toEqual([
       "Starter",
       [
         [15, "month", "month"],
@@ -1451,18 +1453,7 @@ describe("a price change is never silent", () => {
       ],
     ]);
     const perYear = ' data-monthly="/mo" data-annual="/yr"';
-    expect(
-      options(
-        switchCards(
-          [
-            ["Starter", "4.99", "8.99"],
-            ["Pro", "9", "16"],
-          ],
-          "monthly",
-          perYear,
-        ),
-      )[0],
-    ).toEqual([
+    expect(starter("4.99", "8.99", perYear)).toEqual([
       "Starter",
       [
         [4.99, "month", "month"],
@@ -1470,17 +1461,7 @@ describe("a price change is never silent", () => {
       ],
     ]);
     // A yearly number that is neither is read without a period: its change is not lost, and nothing is made up.
-    expect(
-      options(
-        switchCards(
-          [
-            ["Starter", "10", "30"],
-            ["Pro", "20", "60"],
-          ],
-          "monthly",
-        ),
-      )[0],
-    ).toEqual([
+    expect(starter("10", "30")).toEqual([
       "Starter",
       [
         [10, "month", "month"],

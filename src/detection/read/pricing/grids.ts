@@ -514,8 +514,9 @@ export function findColumnLabels(
  * price list; then a definition priced in words ("Contact us") is an offer too.
  */
 export function findDefinitionRecords(index: ElementIndex, marks: PriceMark[], claimed: Set<PriceMark>): GridRecord[] {
-  const byList = new Map<Element, { term: Element; definition: Element; marks: PriceMark[] }[]>();
-  const entryOf = new Map<Element, { term: Element; definition: Element; marks: PriceMark[] }>();
+  type Entry = { term: Element; marks: PriceMark[] };
+  const byList = new Map<Element, Entry[]>();
+  const entryOf = new Map<Element, Entry>();
   for (const mark of marks) {
     if (claimed.has(mark) || mark.prose) continue;
     const definition = ancestor(mark.el, (el) => tagName(el) === "dd", 3);
@@ -530,7 +531,7 @@ export function findDefinitionRecords(index: ElementIndex, marks: PriceMark[], c
         term = term.prev;
       }
       if (!term || !isElement(term) || tagName(term) !== "dt" || !plausibleName(nameText(term))) continue;
-      entry = { term, definition, marks: [] };
+      entry = { term, marks: [] };
       entryOf.set(definition, entry);
       const entries = byList.get(list) ?? [];
       entries.push(entry);
