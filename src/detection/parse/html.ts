@@ -415,8 +415,8 @@ function forgetElements($: CheerioAPI): void {
 }
 
 function removeFromPage($: CheerioAPI, nodes: Iterable<AnyNode>): void {
-  removeNodes(nodes);
-  forgetElements($);
+  // The element lists stay true when nothing was removed: rebuilding them is a walk of the whole page.
+  if (removeNodes(nodes) > 0) forgetElements($);
 }
 
 /**

@@ -26,6 +26,10 @@ export class ElementIndex {
   private readonly key = Symbol("position");
   /** For the element at position i, the position of its last descendant (i when it has none). */
   private readonly last: Int32Array;
+  /** For the element at position i, its parent's position (-1 when the parent is the root or above it). */
+  private readonly parents: Int32Array;
+  /** 1 for an element whose text is not page text (SKIPPED_TAGS): its parent does not count it. */
+  private readonly textless: Uint8Array;
   private visible: Int32Array | null = null;
   private visibleOutsideLists: Int32Array | null = null;
 
@@ -46,11 +50,17 @@ export class ElementIndex {
       pushChildren(node);
     }
     this.elements = elements;
+    this.parents = new Int32Array(elements.length);
+    this.textless = new Uint8Array(elements.length);
+    for (let i = 0; i < elements.length; i += 1) {
+      this.parents[i] = this.at(elements[i]!.parent);
+      this.textless[i] = SKIPPED_TAGS.has(elements[i]!.name.toLowerCase()) ? 1 : 0;
+    }
     // Sizes bottom-up: children come after their parent in pre-order, so a reverse pass sees them first.
     const size = new Int32Array(elements.length).fill(1);
     for (let i = elements.length - 1; i >= 0; i -= 1) {
-      const parent = this.parentAt(elements[i]!);
-      if (parent !== undefined) size[parent]! += size[i]!;
+      const parent = this.parents[i]!;
+      if (parent !== -1) size[parent]! += size[i]!;
     }
     this.last = new Int32Array(elements.length);
     for (let i = 0; i < elements.length; i += 1) this.last[i] = i + size[i]! - 1;
@@ -126,8 +136,8 @@ export class ElementIndex {
     const nearest = new Int32Array(this.elements.length).fill(-1);
     // Parents come before their children in document order.
     for (let i = 0; i < this.elements.length; i += 1) {
-      const parent = this.parentAt(this.elements[i]!);
-      if (parent !== undefined) nearest[i] = test(this.elements[parent]!) ? parent : nearest[parent]!;
+      const parent = this.parents[i]!;
+      if (parent !== -1) nearest[i] = test(this.elements[parent]!) ? parent : nearest[parent]!;
     }
     return (node) => {
       const i = this.at(node);
@@ -191,11 +201,16 @@ export class ElementIndex {
   textMatches(re: RegExp): (el: Element) => boolean {
     const matches = new Uint8Array(this.elements.length);
     for (let i = this.elements.length - 1; i >= 0; i -= 1) {
-      const el = this.elements[i]!;
-      if (!matches[i])
-        matches[i] = el.children.some((child) => child.type === "text" && re.test((child as Text).data)) ? 1 : 0;
-      const parent = this.parentAt(el);
-      if (parent !== undefined && matches[i] && !SKIPPED_TAGS.has(el.name.toLowerCase())) matches[parent] = 1;
+      if (!matches[i]) {
+        for (const child of this.elements[i]!.children) {
+          if (child.type === "text" && re.test((child as Text).data)) {
+            matches[i] = 1;
+            break;
+          }
+        }
+      }
+      const parent = this.parents[i]!;
+      if (parent !== -1 && matches[i] && !this.textless[i]) matches[parent] = 1;
     }
     return (el) => matches[this.at(el)] === 1;
   }
@@ -207,9 +222,8 @@ export class ElementIndex {
       for (const child of el.children) {
         if (child.type === "text") counts[i]! += visibleLength((child as Text).data);
       }
-      const parent = this.parentAt(el);
-      const tag = el.name.toLowerCase();
-      if (parent !== undefined && !SKIPPED_TAGS.has(tag) && !(skipListItems && tag === "li")) {
+      const parent = this.parents[i]!;
+      if (parent !== -1 && !this.textless[i] && !(skipListItems && el.name.toLowerCase() === "li")) {
         counts[parent]! += counts[i]!;
       }
     }
@@ -217,12 +231,6 @@ export class ElementIndex {
   }
 
   private readonly element = (i: number): Element => this.elements[i]!;
-
-  /** Position of an element's parent, undefined when the parent is the root or above it. */
-  private parentAt(el: Element): number | undefined {
-    const i = this.at(el.parent);
-    return i === -1 ? undefined : i;
-  }
 
   private sorted(set: Iterable<Element>): number[] {
     const positions = [...new Set([...set].map((el) => this.at(el)))].filter((i) => i !== -1);
@@ -238,7 +246,8 @@ function visibleLength(text: string): number {
  * Removes nodes from the tree in one pass over their parents' children. Cheerio's `remove()` splices each node out
  * of its parent's child list, so removing the many children of one parent (100k scripts in a row) was quadratic.
  */
-export function removeNodes(nodes: Iterable<AnyNode>): void {
+export function removeNodes(nodes: Iterable<AnyNode>): number {
+  let count = 0;
   const byParent = new Map<AnyNode, Set<AnyNode>>();
   for (const node of nodes) {
     const parent = node.parent;
@@ -256,9 +265,11 @@ export function removeNodes(nodes: Iterable<AnyNode>): void {
     });
     parent.children = kept;
     for (const node of removed) {
+      count++;
       node.parent = null;
       node.prev = null;
       node.next = null;
     }
   }
+  return count;
 }
