@@ -1009,6 +1009,60 @@ describe("records from the page's own repetition", () => {
     expect(text).not.toContain("ACME 2");
   });
 
+  it("reads cents set in superscript after a currency set the same way ('<sup>$</sup>9<sup>99</sup>' is $9.99)", () => {
+    const card = (name: string, dollars: string, cents: string) =>
+      `<div class="col-md-4"><div class="pricing-box"><h4>${name}</h4><div class="price"><sup>$</sup>${dollars}` +
+      `<sup>${cents}</sup><span>/month</span></div><ul><li>Unlimited projects</li></ul><a href="#">Get started</a></div></div>`;
+    const { pricing } = read(
+      `<h1>Pricing</h1><div class="row">${card("Basic", "9", "99")}${card("Pro", "19", "50")}</div>`,
+    );
+    expect(prices(pricing)).toEqual([
+      { name: "Basic", amount: 9.99, currency: "USD", period: "month" },
+      { name: "Pro", amount: 19.5, currency: "USD", period: "month" },
+    ]);
+  });
+
+  it("reads a list price a class strikes beside a price whose currency and number stand apart (Elementor's price table)", () => {
+    const card = (name: string, price: string, original = "") =>
+      `<div class="elementor-price-table"><div class="elementor-price-table__header"><h3>${name}</h3></div>` +
+      `<div class="elementor-price-table__price">` +
+      (original ? `<div class="elementor-price-table__original-price">${original}</div>` : "") +
+      `<span class="elementor-price-table__currency">$</span><span class="elementor-price-table__integer-part">${price}` +
+      `</span><span class="elementor-price-table__period">Monthly</span></div><ul><li>10 sites</li></ul>` +
+      `<a class="elementor-button" href="#">Buy now</a></div>`;
+    const page = (agency: string) => `<h1>Pricing</h1><div class="row">${card("Basic", "9")}${agency}</div>`;
+    const { pricing } = read(page(card("Agency", "99", "$129")));
+    expect(pricing.map((plan) => [plan.name, plan.amount, plan.currency, plan.promo_amount ?? null])).toEqual([
+      ["Basic", 9, "USD", null],
+      ["Agency", 129, "USD", 99],
+    ]);
+    const promotion = pricingEvents(events(page(card("Agency", "129")), page(card("Agency", "99", "$129"))));
+    expect(promotion.map((event) => event.title)).toEqual([expect.stringMatching(/Agency/)]);
+    expect(promotion[0]!.title).not.toMatch(/cut|increase|raise/i);
+  });
+
+  it("reads a sale price once where screen-reader text restates both prices (WooCommerce's 'Original price was: …')", () => {
+    const product = (name: string, price: string, was = "") =>
+      `<li class="product"><a href="/product/x"><h2 class="woocommerce-loop-product__title">${name}</h2><span class="price">` +
+      (was
+        ? `<del aria-hidden="true"><span class="amount"><bdi><span>&#36;</span>${was}</bdi></span></del> ` +
+          `<span class="screen-reader-text">Original price was: &#36;${was}.</span><ins aria-hidden="true">`
+        : "") +
+      `<span class="amount"><bdi><span>&#36;</span>${price}</bdi></span>` +
+      (was ? `</ins><span class="screen-reader-text">Current price is: &#36;${price}.</span>` : "") +
+      ` <span class="subscription-details"> / month</span></span></a><a class="button" href="?add-to-cart=1">Sign up</a></li>`;
+    const { pricing, text } = read(
+      `<h1>Plans</h1><ul class="products">${product("Starter", "19.00")}${product("Pro", "29.00", "39.00")}</ul>`,
+    );
+    expect(pricing.map((plan) => [plan.name, priceOptionsOf(plan), plan.period, plan.promo_amount ?? null])).toEqual([
+      ["Starter", [19], "month", null],
+      ["Pro", [39], "month", 29],
+    ]);
+    expect(text).not.toContain("Original price was");
+    // Screen-reader text that says what the screen does not (the period of '$50' beside it) is kept.
+    expect(read('<h1>Plans</h1><p><span class="sr-only">Price per month:</span> $50</p>').text).toContain("per month");
+  });
+
   it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
     const card = (name: string, price: string, footer: string) =>
       `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +

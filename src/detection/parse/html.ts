@@ -554,6 +554,12 @@ export function stripBoilerplate($: CheerioAPI): void {
     (el) => !holdsPage(el) && !statesPrice(el) && !besidePrice(el),
   );
   removeEach(index, removed, unreachablePanes, (el) => !holdsPage(el));
+  removeEach(
+    index,
+    removed,
+    elements.filter((el) => SCREEN_READER_CLASS_RE.test(el.attribs.class ?? "") && statesPrice(el)),
+    (el) => restatesPriceBeside(el, index),
+  );
   const privacyText = index.textMatches(PRIVACY_TEXT_RE);
   removeEach(
     index,
@@ -580,6 +586,28 @@ export function stripBoilerplate($: CheerioAPI): void {
     $,
     forms.filter((el) => collapse(textContent(el)).length <= bodyLength * 0.5 && !MONEY_RE.test(textContent(el))),
   );
+}
+
+/** The utility classes that hide an element on screen and leave it to screen readers (WordPress, Bootstrap, Tailwind…). */
+const SCREEN_READER_CLASS_RE =
+  /(?:^|\s)(?:sr-only|screen-reader-text|visually-hidden|visuallyhidden|screenreader-only)(?:\s|$)/;
+
+/**
+ * Text for screen readers only that restates prices shown beside it (WooCommerce's "Original price was: $39.00." after
+ * the struck $39.00): the visitor sees each price once, so it is read once. Screen-reader text that says more (a
+ * "per month" the screen shows as "/mo") stays.
+ */
+function restatesPriceBeside(el: Element, index: ElementIndex): boolean {
+  // Beside a price is within a short element: the text of a long one is not compared (that would cost the page's
+  // length per element).
+  if (!el.parent || !isElement(el.parent) || index.visibleChars(el.parent) > 1000) return false;
+  const text = textContent(el);
+  const numbers = text.match(/\d[\d.,]*\d|\d/g) ?? [];
+  const around = el.parent.children
+    .filter((child) => child !== el)
+    .map((child) => textContent(child))
+    .join(" ");
+  return numbers.length > 0 && numbers.every((number) => around.includes(number));
 }
 
 /**

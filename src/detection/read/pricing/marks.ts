@@ -321,7 +321,12 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
       const bare = bareInside.get(i);
       if (bare && index.visibleChars(el) <= MARK_MAX_CHARS && index.sizeInside(el) <= MARK_MAX_ELEMENTS) {
         const text = markText(el);
-        const priced = statedPrices(text).filter((p) => p.amount !== null && p.currency !== null);
+        // A list price struck beside it (Elementor's `original-price` before `<span>$</span><span>99</span>`) is a
+        // mark of its own: not this one's.
+        const struck = struckAmountsInside(index, el, marks);
+        const priced = statedPrices(text).filter(
+          (p) => p.amount !== null && p.currency !== null && !struck.has(p.amount),
+        );
         // The number may be the whole part only: `<span>$</span><span class="num">29</span><span>.99</span>` is 29.99.
         const whole = priced.length === 1 ? priced[0]!.amount : null;
         const amount = bare.options[0]!.amount;
@@ -348,8 +353,11 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
         if (bare && beside === "cents") {
           // `35€<sup>99</sup>`: one price, 35.99, not 35 and a second option of 99.
           dead.add(bare);
+          // Its whole text is the mark's: the period may follow the cents in an element of its own (`<span>/mo</span>`).
           const cents = Number(bare.text.trim()) / 100;
-          marks.push(newMark(el, own, [{ ...prices[0]!, amount: prices[0]!.amount! + cents }], index, false));
+          const whole = markText(el);
+          const text = whole.length <= MARK_MAX_CHARS ? whole : own;
+          marks.push(newMark(el, text, [{ ...prices[0]!, amount: prices[0]!.amount! + cents }], index, false));
           continue;
         }
         // `10$ <span>20</span>`: a higher bare number beside the price is the list price it replaces, not an option.
@@ -772,10 +780,23 @@ const BREAKING_TAGS = new Set([
 function ownText(el: Element): string {
   return collapse(
     el.children
-      .filter((child) => child.type === "text")
-      .map((child) => (child as { data: string }).data)
+      .map((child) =>
+        child.type === "text" ? (child as { data: string }).data : isElement(child) ? currencyOnly(child) : "",
+      )
+      .filter((text) => text !== "")
       .join(" "),
   );
+}
+
+/**
+ * The text of an element that holds only a currency sign or code (`<sup>$</sup>` before a price's digits, set as
+ * text of its parent), else "". It belongs to the parent's own text: `<sup>$</sup>9<sup>99</sup>` is $9.99.
+ */
+function currencyOnly(el: Element): string {
+  if (el.children.length !== 1 || el.children[0]!.type !== "text") return "";
+  const text = collapse((el.children[0] as { data: string }).data);
+  if (text === "" || text.length > 3 || /[\d\s]/.test(text)) return "";
+  return statedPrices(`${text}1`).some((p) => p.currency !== null && p.amount === 1 && p.start === 0) ? text : "";
 }
 
 /** The mark's element, or an ancestor within two levels, is struck through. */
@@ -786,6 +807,17 @@ function isStruckMark(el: Element): boolean {
   }
   // A struck part inside the mark (`<span>$<del>49</del></span>`: the currency outside it) makes it a list price.
   return el.children.some((child) => isElement(child) && isStruck(child));
+}
+
+/** The amounts of the struck marks inside `el`. The marks of `el`'s descendants are the last ones pushed. */
+function struckAmountsInside(index: ElementIndex, el: Element, marks: PriceMark[]): Set<number> {
+  const amounts = new Set<number>();
+  for (let k = marks.length - 1; k >= 0 && index.contains(el, marks[k]!.el); k--) {
+    const mark = marks[k]!;
+    if (!mark.struck) continue;
+    for (const option of mark.options) if (option.amount !== null) amounts.add(option.amount);
+  }
+  return amounts;
 }
 
 /**
