@@ -146,6 +146,30 @@ describe("the failure classes, each read exactly or not at all", () => {
     expect(parsePrice("149 kr per måned")?.period).toBe("month");
     expect(parsePrice("¥980 / 月")?.period).toBe("month");
     expect(parsePrice("¥9,800/年")?.period).toBe("year");
+    // Languages whose words a regular expression's \b cannot bound.
+    for (const [text, period] of [
+      ["₩9,900/월", "month"],
+      ["₩99,000/년", "year"],
+      ["₺99/ay", "month"],
+      ["₺999/yıl", "year"],
+      ["99 kr./md.", "month"],
+      ["9 €/kk", "month"],
+      ["90 €/vuosi", "year"],
+      ["99.000₫/tháng", "month"],
+      ["990.000₫/năm", "year"],
+      ["99 грн/міс", "month"],
+      ["990 грн/рік", "year"],
+      ["9 900 Ft/hó", "month"],
+      ["99 000 Ft/év", "year"],
+      ["99 lei/lună", "month"],
+      ["299 Kč měsíčně", "month"],
+    ] as const)
+      expect([text, parsePrice(text)?.period]).toEqual([text, period]);
+    expect(parsePrice("99 ر.س / شهر")).toMatchObject({ amount: 99, currency: "SAR", period: "month" });
+    expect(parsePrice("990 د.إ / سنة")).toMatchObject({ amount: 990, currency: "AED", period: "year" });
+    // Not a period: English words that a short form is part of.
+    expect(parsePrice("$5 today")?.period).toBeNull();
+    expect(parsePrice("$9 per day")?.period).not.toBe("month");
     expect(parsePrice("50K Rupiah Per Tahun")).toMatchObject({ amount: 50000, currency: "IDR", period: "year" });
     expect(parsePrice("Rp50K per bulan")).toMatchObject({ amount: 50000, currency: "IDR", period: "month" });
     // Thousands with decimals: "$2.5k/mo" is 2,500 a month, never nothing.

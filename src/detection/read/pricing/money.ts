@@ -121,6 +121,15 @@ const CURRENCY_FORMS: [string, string | null][] = [
   ["บาท", "THB"],
   ["yen", "JPY"],
   ["Dinara", "RSD"],
+  // Arabic abbreviations, written after the amount ("99 ر.س / شهر").
+  ["ر.س", "SAR"],
+  ["د.إ", "AED"],
+  ["ج.م", "EGP"],
+  ["د.ك", "KWD"],
+  ["ر.ق", "QAR"],
+  ["د.ب", "BHD"],
+  ["ر.ع", "OMR"],
+  ["د.م", "MAD"],
   // Currencies whose form names several: the amount is read, the currency stays unknown.
   ["CFA", null],
   ["FCFA", null],
@@ -129,6 +138,7 @@ const CURRENCY_FORMS: [string, string | null][] = [
   ["تومان", null],
   ["ریال", null],
   ["ريال", null],
+  ["﷼", null],
   ["درهم", null],
   ["kr.", null],
   ["kr", null],
@@ -301,6 +311,15 @@ const MONTH_RE =
   /\/\s*(?:[a-z]+\s*\/\s*)?(?:mo|mon|mth|month|monat|mois|mes|mês|mese|maand|mån|måned|månad|mnd|mies|měs|bulan|bln)\b|\/\s*(?:月|か月|ヶ月)|每月|\bper\s+(?:[a-z-]+\s+){0,3}?(?:mo|month)\b|\ba\s+month\b|\bmonthly\b|\bmonth\b|\bmo\.|\b(?:pro|im)\s+monat\b|\bmonatlich\b|\bpar\s+mois\b|\b(?:al|por|ao)\s+m[eê]s\b|\bper\s+bulan\b|\bper\s+m[åa]ned\b|\bal\s+mese\b|\bper\s+maand\b|\bmiesięcznie\b|(?:^|\s)p\s*\/\s*m\b|\/\s*мес|\sв\s+месяц|\sежемесячно/i;
 const YEAR_RE =
   /\/\s*(?:[a-z]+\s*\/\s*)?(?:yr|year|annum|jahr|an|año|ano|anno|jaar|år|rok|tahun|thn)\b|\/\s*年|每年|\bper\s+(?:[a-z-]+\s+){0,3}?(?:yr|year|annum)\b|\ba\s+year\b|\b(?:annually|yearly|annual)\b|\byear\b|\b(?:pro|im)\s+jahr\b|\bjährlich\b|\bpar\s+an\b|\b(?:al|por)\s+año\b|\b(?:ao|por)\s+ano\b|\bper\s+tahun\b|\bper\s+år\b|\ball'anno\b|\bper\s+jaar\b|\brocznie\b|(?:^|\s)p\s*\/\s*j\b|\/\s*год|\sв\s+год|\sежегодно/i;
+/**
+ * Periods in languages whose words \b cannot bound (it knows only ASCII letters): Korean, Turkish, Danish, Finnish,
+ * Vietnamese, Ukrainian, Hungarian, Romanian, Arabic, Greek, Hebrew, Thai, Hindi, Czech, Slovak, Croatian and Serbian,
+ * the Baltic languages. A short form ("/ay", "/kk", "/md.") only after a slash.
+ */
+const MONTH_WORDS_RE =
+  /\/\s*(?:월|개월|ay|md\.?|mdr\.?|kk|kuukausi|tháng|міс(?:яць)?|hó(?:nap)?|lun[aă]|شهر|μήνα|เดือน|माह|महीना|mesiac|mj(?:esec)?|mėn\.?|mēn\.?|kuu)(?![\p{L}\p{N}])|(?:\bpr\.\s?|\bpe\s+|(?<![\p{L}])на\s+|(?<![\p{L}])في\s+(?:ال)?)(?:md\.?|måned|lună|luna|місяць|شهر)(?![\p{L}\p{N}])|매월|(?<![\p{L}])(?:aylık|havonta|kuukaudessa|hàng\s+tháng|щомісяця|شهري(?:ا|\u064b|\u0651)*|לחודש|μηνιαίως|měsíčně|mesačne|mesečno|mjesečno)(?![\p{L}\p{N}])/iu;
+const YEAR_WORDS_RE =
+  /\/\s*(?:년|연|yıl|vuosi|năm|рік|év|سنة|عام|έτος|χρόνο|ปี|वर्ष|साल|god\.?|metai|gads|aasta)(?![\p{L}\p{N}])|(?:\bpr\.\s?|\bpe\s+|(?<![\p{L}])на\s+|(?<![\p{L}])في\s+(?:ال)?)(?:år|an|рік|سنة)(?![\p{L}\p{N}])|(?<![\p{L}])(?:연간|yıllık|vuodessa|hàng\s+năm|щороку|évente|سنوي(?:ا|\u064b|\u0651)*|לשנה|ετησίως|ročně|ročne|godišnje|anual)(?![\p{L}\p{N}])/iu;
 const ONE_TIME_RE = /\bone[-\s]?time\b|\bpay\s+once\b|\bonce\b|\blifetime\b|\bone[-\s]?off\b|\beinmalig\b/i;
 
 const BILLED_YEARLY_RE =
@@ -321,7 +340,9 @@ export function detectPeriod(after: string): BillingPeriod | null {
   let best: { period: BillingPeriod; index: number } | null = null;
   for (const [period, re] of [
     ["month", MONTH_RE],
+    ["month", MONTH_WORDS_RE],
     ["year", YEAR_RE],
+    ["year", YEAR_WORDS_RE],
     ["one_time", ONE_TIME_RE],
   ] as const) {
     const m = re.exec(after);
