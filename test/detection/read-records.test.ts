@@ -1063,6 +1063,43 @@ describe("records from the page's own repetition", () => {
     expect(read('<h1>Plans</h1><p><span class="sr-only">Price per month:</span> $50</p>').text).toContain("per month");
   });
 
+  it("gives every side of a currency switch the period written after them all ('$10 €9 £8 /month')", () => {
+    const card = (name: string, [usd, eur, gbp]: number[]) =>
+      `<div class="card"><h3>${name}</h3><p class="price"><span data-currency="usd">$${usd}</span>` +
+      `<span data-currency="eur" hidden>€${eur}</span><span data-currency="gbp" hidden>£${gbp}</span> /month</p>` +
+      "<ul><li>Unlimited projects</li></ul></div>";
+    const { pricing } = read(
+      `<h1>Pricing</h1><div class="cards">${card("Basic", [10, 9, 8])}${card("Pro", [30, 28, 25])}</div>`,
+    );
+    expect(
+      pricing.map((plan) => [plan.name, plan.period, plan.prices?.map((o) => [o.amount, o.currency, o.period])]),
+    ).toEqual([
+      [
+        "Basic",
+        "month",
+        [
+          [10, "USD", "month"],
+          [9, "EUR", "month"],
+          [8, "GBP", "month"],
+        ],
+      ],
+      [
+        "Pro",
+        "month",
+        [
+          [30, "USD", "month"],
+          [28, "EUR", "month"],
+          [25, "GBP", "month"],
+        ],
+      ],
+    ]);
+    // Two prices in one currency do not share a period this way: a month's and a year's price side by side.
+    const pair = read(
+      `<h1>Pricing</h1><div class="cards"><div class="card"><h3>Pro</h3><p>$10 $100/year</p></div></div>`,
+    );
+    expect(pair.pricing[0]!.prices?.map((o) => o.period)).toEqual([null, "year"]);
+  });
+
   it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
     const card = (name: string, price: string, footer: string) =>
       `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +

@@ -182,11 +182,11 @@ function nextNode(node: AnyNode): AnyNode | null {
   return next && (isElement(next) || next.type === "text") ? next : null;
 }
 
-/** The text right after a mark, up to WINDOW_AFTER_CHARS, stopping at a heading or another price. */
 /** A line that only says per what a price is: "/mo", "per month", "/ user / month". */
 const PERIOD_LINE_RE = /^(?:\/|per\b)[\s\p{L}/.]{0,30}$/iu;
 
-function textAfter(el: Element, index: ElementIndex): string {
+/** The text right after a mark, up to WINDOW_AFTER_CHARS, stopping at a heading or another price. */
+function textAfter(el: Element, index: ElementIndex, currency: string | null = null): string {
   let out = "";
   let node: AnyNode | null = el;
   // Climb to the first ancestor that has a following sibling, at most three levels (the period often sits in the
@@ -204,12 +204,31 @@ function textAfter(el: Element, index: ElementIndex): string {
       // A heading starts what follows, unless it only says per what the price is (MUI's pricing template sets the
       // price and its "/mo" as two headings).
       if (isHeading(next) && !(PERIOD_LINE_RE.test(text) && detectPeriod(text) !== null)) break;
-      // Another amount starts another price.
-      if (/\d/.test(text) && statedPrices(text).length > 0) break;
+      // Another amount starts another price, except the same price in another currency with no words of its own
+      // (`<span>$10</span><span hidden>€9</span> /month`: a currency switch's other side, and the period after it
+      // is this price's too).
+      if (/\d/.test(text) && statedPrices(text).length > 0) {
+        if (currency !== null && otherCurrencyAlone(text, currency)) continue;
+        break;
+      }
       out += ` ${text}`;
     } else out += ` ${(next as { data: string }).data}`;
   }
   return collapse(out).slice(0, WINDOW_AFTER_CHARS);
+}
+
+/** The text is one price, alone, with no period, in a currency other than `currency`. */
+function otherCurrencyAlone(text: string, currency: string): boolean {
+  const [price, ...rest] = statedPrices(text);
+  return (
+    rest.length === 0 &&
+    price !== undefined &&
+    price.period === null &&
+    price.currency !== null &&
+    price.currency !== currency &&
+    price.start === 0 &&
+    price.end >= text.length - 1
+  );
 }
 
 function optionsOf(prices: ParsedPrice[], window: string, el: Element): PriceOption[] {
@@ -219,7 +238,10 @@ function optionsOf(prices: ParsedPrice[], window: string, el: Element): PriceOpt
   const source = collapse(window);
   // Several prices none of which states its period (the two ends of "$12-25" before "per user/month") share the one
   // written after them.
-  const shared = prices.length === 1 || prices.every((price) => price.period === null) ? period : null;
+  const shared =
+    prices.length === 1 || prices.every((price) => price.period === null)
+      ? period
+      : currencyRunPeriod(prices as StatedPrice[], source);
   return prices.map((price, k) => {
     // A price says its own billing after it: "$3 (annual) or $4 (monthly)", and "Billed annually or $18
     // month-to-month" bills $18 by the month whatever the words before it say of another price.
@@ -238,6 +260,22 @@ function optionsOf(prices: ParsedPrice[], window: string, el: Element): PriceOpt
 }
 
 const MONTH_TO_MONTH_RE = /\bmonth[-\s]to[-\s]month\b/i;
+
+/**
+ * The period the last of a run of one price in several currencies states for all of them ("$10 €9 £8 /month": a
+ * currency switch's three sides side by side in the markup), else null. Prices in one currency do not share it this
+ * way: "$10 $100/year" may be a month's and a year's price.
+ */
+function currencyRunPeriod(prices: StatedPrice[], source: string): BillingPeriod | null {
+  const last = prices[prices.length - 1]!;
+  if (last.period === null || !prices.every((price) => "start" in price)) return null;
+  const currencies = new Set(prices.map((price) => price.currency));
+  if (currencies.size !== prices.length || currencies.has(null)) return null;
+  for (let k = 0; k + 1 < prices.length; k++) {
+    if (prices[k]!.period !== null || source.slice(prices[k]!.end, prices[k + 1]!.start).trim() !== "") return null;
+  }
+  return last.period;
+}
 
 /** The period a table cell's column head states ("Monthly", "Annual", "Per year"), if the cell is in a table. */
 function columnPeriod(el: Element): BillingPeriod | null {
@@ -509,7 +547,9 @@ function newMark(el: Element, text: string, prices: ParsedPrice[], index: Elemen
       window = value;
     },
     get options() {
-      return (options ??= withSwitchedOption(optionsOf(prices, `${text} ${textAfter(el, index)}`, el), el, struck));
+      const currency = prices.length === 1 ? prices[0]!.currency : null;
+      const after = textAfter(el, index, currency);
+      return (options ??= withSwitchedOption(optionsOf(prices, `${text} ${after}`, el), el, struck));
     },
     set options(value: PriceOption[]) {
       options = value;
