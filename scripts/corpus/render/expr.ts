@@ -8,7 +8,7 @@ import { applyFilter, member, textOf, type Value } from "./values.js";
 type Token = { kind: "str" | "num" | "name" | "op"; value: string };
 
 const TOKEN_RE =
-  /\s*(?:("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(\d+(?:\.\d+)?)|([A-Za-z_$@][\w$-]*(?:\?)?)|(==|!=|<>|<=|>=|\*\*|\/\/|[<>+\-*/%~|:,.()[\]{}=!?]))/y;
+  /\s*(?:("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(\d+(?:\.\d+)?)|([A-Za-z_$@][\w$-]*(?:\?)?)|(===|!==|==|!=|<>|<=|>=|\*\*|\/\/|[<>+\-*/%~|:,.()[\]{}=!?]))/y;
 
 export function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
@@ -145,7 +145,7 @@ export function parseExpr(source: string): Expr {
     const op = peek();
     if (!op) return left;
     let name: string | null = null;
-    if (op.kind === "op" && ["==", "!=", "<>", "<", ">", "<=", ">="].includes(op.value)) name = op.value;
+    if (op.kind === "op" && ["===", "!==", "==", "!=", "<>", "<", ">", "<=", ">="].includes(op.value)) name = op.value;
     else if (op.kind === "name" && (op.value === "in" || op.value === "contains")) name = op.value;
     else if (op.kind === "name" && op.value === "not" && isWord("in", 1)) {
       i++;
@@ -185,6 +185,11 @@ export function parseExpr(source: string): Expr {
       switch (name) {
         case "==":
           return loose(a) === loose(b);
+        // Nunjucks' strict comparisons: `x === true` holds for the boolean true only, not for a string or a missing value.
+        case "===":
+          return a === b;
+        case "!==":
+          return a !== b;
         case "!=":
         case "<>":
           return loose(a) !== loose(b);
