@@ -1100,6 +1100,35 @@ describe("records from the page's own repetition", () => {
     expect(pair.pricing[0]!.prices?.map((o) => o.period)).toEqual([null, "year"]);
   });
 
+  it("reads no price from a comparison table's feature rows ('Number of apps | Custom | Custom | Custom')", () => {
+    const row = (label: string, cells: string[]) =>
+      `<tr><td>${label}</td>${cells.map((cell) => `<td><span class="hidden-xs">${cell}</span><span class="visible-xs">${cell}</span></td>`).join("")}</tr>`;
+    const table = (priceRow = "") =>
+      "<table><thead><tr><th></th><th>Starter</th><th>Elite</th><th>Enterprise</th></tr></thead><tbody>" +
+      `${priceRow}${row("Number of apps", ["Custom", "Custom", "Custom"])}${row("Custom dashboards", ["Custom", "Custom", "Custom"])}` +
+      `${row("SSL certificate", ["Free", "Free", "Free"])}</tbody></table>`;
+    expect(read(`<h1>Pricing</h1>${table()}`).pricing).toEqual([]);
+    // A row that speaks of a price keeps its words: "Custom" there is a price on request.
+    const priced = read(`<h1>Pricing</h1>${table("<tr><td>Price</td><td>$0</td><td>$49/mo</td><td>Custom</td></tr>")}`);
+    expect(priced.pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Starter", 0],
+      ["Elite", 49],
+      ["Enterprise", null],
+    ]);
+  });
+
+  it("reads 'Free / per server' and 'Free in beta' as free, not as the 'Contact' button below them", () => {
+    const card = (name: string, price: string) =>
+      `<div class="col-md-4"><ul class="pricing"><li><big>${name}</big></li><li>Core API</li><li>Event mappers</li>` +
+      `<li><h3>${price}</h3></li><li><a href="mailto:sales@acme.com">Contact</a></li></ul></div>`;
+    const page = `<h1>Pricing</h1><div class="row">${card("Managed", "Free <span>/ per server</span>")}${card("Cloud", "Free <i>in beta</i>")}${card("Business", "")}</div>`;
+    expect(read(page).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Managed", 0],
+      ["Cloud", 0],
+      ["Business", null],
+    ]);
+  });
+
   it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
     const card = (name: string, price: string, footer: string) =>
       `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +

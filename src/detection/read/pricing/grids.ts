@@ -776,3 +776,74 @@ export function repeatedColumnWords(marks: PriceMark[]): Set<PriceMark> {
 
 const MIN_LABEL_ROWS = 3;
 const LABEL_ROW_SHARE = 0.8;
+
+/**
+ * A word such as "Custom" or "Free" in a comparison table's feature row ("Number of apps | Custom | Custom | Custom",
+ * "SSL certificate | Free | Free"): what each plan gets of that feature, not a price. Only in a row of three cells or
+ * more, labelled in its first cell, where no cell of the row states an amount, nor its column outside a price row
+ * (plans listed one per row price each in their column: "Enterprise | Contact us" under "Pro | $49"), and where
+ * neither the row's label nor the column's head speaks of a price ("Price | $0 | Custom" keeps its "Custom").
+ */
+export function featureValueWords(marks: PriceMark[]): Set<PriceMark> {
+  const values = new Set<PriceMark>();
+  // Each row's cells, their positions and whether its label speaks of a price, once per row: a row of thousands of
+  // cells is not searched again for each.
+  const rows = new Map<
+    Element,
+    { cells: Element[]; positions: Map<Element, number>; label: string; priceLabel: boolean }
+  >();
+  const rowOf = (row: Element) => {
+    let entry = rows.get(row);
+    if (!entry) {
+      const cells = row.children.filter((child): child is Element => isElement(child) && isCell(child));
+      const label = cells[0] ? collapse(textContent(cells[0])) : "";
+      entry = { cells, positions: new Map(cells.map((cell, k) => [cell, k])), label, priceLabel: priceRowLabel(label) };
+      rows.set(row, entry);
+    }
+    return entry;
+  };
+  const numericRows = new Set<Element>();
+  const numericColumns = new Set<string>();
+  const tables = new Map<Element, number>();
+  const candidates: { mark: PriceMark; row: Element; table: Element; position: number; column: string }[] = [];
+  for (const mark of marks) {
+    const cell = ancestor(mark.el, isCell, 6);
+    const row = cell && parentElement(cell);
+    const table = row && isRow(row) ? ancestor(row, isTable, 3) : null;
+    if (!cell || !row || !table) continue;
+    if (!tables.has(table)) tables.set(table, tables.size);
+    const position = rowOf(row).positions.get(cell) ?? -1;
+    const column = `${tables.get(table)}:${position}`;
+    if (!mark.soft) {
+      numericRows.add(row);
+      // A column priced only in a row labelled as the price row ("Price | $0 | $49") is a plan's column, not a
+      // column of prices for plans listed one per row.
+      if (!rowOf(row).priceLabel) numericColumns.add(column);
+    } else if (position > 0 && tagName(cell) === "td") candidates.push({ mark, row, table, position, column });
+  }
+  const heads = new Map<Element, Element | null>();
+  for (const { mark, row, table, position, column } of candidates) {
+    const { cells, label, priceLabel } = rowOf(row);
+    if (cells.length < 3 || priceLabel || numericRows.has(row) || numericColumns.has(column)) continue;
+    if (label === "" || label.length > 80) continue;
+    if (!heads.has(table)) heads.set(table, tableHeadRow(table));
+    const head = heads.get(table)!;
+    if (head === row) continue;
+    const headCell = head ? rowOf(head).cells[position] : undefined;
+    if (headCell && priceColumnLabel(collapse(textContent(headCell)))) continue;
+    values.add(mark);
+  }
+  return values;
+}
+
+/** A table's head row: its `thead`'s first row, else its first row when all its cells are `th`. */
+function tableHeadRow(table: Element): Element | null {
+  for (const child of table.children) {
+    if (!isElement(child) || /^(?:caption|colgroup|col)$/.test(tagName(child))) continue;
+    const first = isRow(child) ? child : child.children.find((row): row is Element => isElement(row) && isRow(row));
+    if (!first) return null;
+    if (tagName(child) === "thead") return first;
+    return first.children.filter(isElement).every((cell) => tagName(cell) === "th") ? first : null;
+  }
+  return null;
+}

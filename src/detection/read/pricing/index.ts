@@ -38,6 +38,7 @@ import {
   findGridRecords,
   findSplitColumns,
   repeatedColumnWords,
+  featureValueWords,
 } from "./grids.js";
 import { findMarks, type PriceMark } from "./marks.js";
 import { detectBilling, detectPeriod, firstPriceIndex, parsePrice, usageUnit } from "./money.js";
@@ -527,7 +528,9 @@ export function extractPricing(
   const found = safely(() => findMarks(index, MAX_PRICE_MARKS), []).filter((mark) => !inExcluded(mark.el));
   // A word written again in every row of a table's column labels the column: no reader takes it as a price.
   const columnWords = safely(() => repeatedColumnWords(found), new Set<PriceMark>());
-  const marks = found.filter((mark) => !columnWords.has(mark)).slice(0, MAX_PRICE_MARKS);
+  // Nor a word that says what each plan gets of a feature ("Number of apps | Custom | Custom").
+  const featureValues = safely(() => featureValueWords(found), new Set<PriceMark>());
+  const marks = found.filter((mark) => !columnWords.has(mark) && !featureValues.has(mark)).slice(0, MAX_PRICE_MARKS);
   const claimed = new Set<PriceMark>();
   const headings = new Headings(index);
   const fromGrids = (mode: "tables" | "rows" | "definitions") =>
