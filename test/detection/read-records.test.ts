@@ -1129,6 +1129,36 @@ describe("records from the page's own repetition", () => {
     ]);
   });
 
+  it("reads a card priced 'Free' with a remark ('Free*', 'Free (beta)', 'Free for now') or in another language as free", () => {
+    const page = (price: string) =>
+      `<h1>Pricing</h1><div class="row">${["Basic:$9/mo", "Pro:$29/mo", `Team:${price}`]
+        .map((card) => card.split(":"))
+        .map(
+          ([name, amount]) =>
+            `<div class="col"><div class="card"><h3>${name}</h3><p class="price">${amount}</p><ul><li>A</li></ul></div></div>`,
+        )
+        .join("")}</div>`;
+    const team = (price: string) => read(page(price)).pricing.find((plan) => plan.name === "Team")?.amount;
+    for (const free of [
+      "Free*",
+      "Free (beta)",
+      "Free for now",
+      "Free during early access",
+      "Free until launch",
+      "Grátis",
+      "Gratuito",
+      "Bezpłatnie",
+      "Бесплатно",
+      "無料",
+      "免费",
+      "Ücretsiz",
+      "Zdarma",
+    ])
+      expect([free, team(free)]).toEqual([free, 0]);
+    // A trial is no price.
+    expect(team("Free to try")).not.toBe(0);
+  });
+
   it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
     const card = (name: string, price: string, footer: string) =>
       `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +

@@ -91,9 +91,21 @@ const STRUCK_STYLE_RE = /text-decoration(?:-line)?\s*:[^;]*line-through/i;
 const FOOTNOTE_RE = /^\s*[*†‡¹²³]/;
 export const isFootnote = (text: string): boolean => FOOTNOTE_RE.test(text);
 const INCREMENT_RE = /^\s*\+\s*\D{0,4}?\s*\d/;
+/** "Free" in the languages pricing pages are written in (a whole word: the text is matched whole). */
+const FREE_WORD =
+  "free|gratis|kostenlos|kostenfrei|gratuit|gratuite|gratuito|gratuita|grátis|bezpłatn\\w*|darmow\\w*|бесплатно|безкоштовно|無料|免费|免費|ücretsiz|miễn\\s+phí|zdarma|ingyenes|gratis\\s+für\\s+immer";
+/**
+ * What may follow "Free" and leave it free: what it is (plan, tier), for whom, for how long ("forever", "for now",
+ * "in beta", "during early access", "until launch"), a remark after a separator, a footnote mark or a remark in
+ * brackets. Not a trial ("Free to try", "Free for 14 days" are no price).
+ */
+const FREE_QUALIFIER =
+  "\\s+(?:forever|plan|tier|allowances?|quotas?|usage|for\\s+now|(?:while\\s+|during\\s+(?:the\\s+)?)?in\\s+(?:beta|preview|alpha|early\\s+access)|during\\s+(?:the\\s+)?(?:beta|preview|alpha|early\\s+access)|while\\s+in\\s+(?:beta|preview)|until\\s+(?:launch|general\\s+availability|GA)|for\\s+early\\s+adopters|for\\s+ever|for\\s+life|to\\s+start|to\\s+use|for\\s+(?:personal|non-?commercial|open[-\\s]source|individuals|hobby\\w*|small\\s+teams|everyone)(?:\\s+\\w+)?)|\\s+but\\b[^$€£\\d]*|\\s*[,;:–—+/-][^$€£\\d]*|\\s*\\([^()$€£\\d]{1,40}\\)";
 /** A whole text that prices a plan without a number: free, or priced by the sales team. */
-const FREE_TEXT_RE =
-  /^(?:(?:it'?s\s+|100%\s+|for\s+)?(?:free|gratis|kostenlos|gratuit)(?:\s+forever(?=\s+for\s))?(?:\s+(?:forever|plan|tier|allowances?|quotas?|usage|(?:while\s+)?in\s+beta|during\s+(?:the\s+)?beta|for\s+ever|for\s+life|to\s+start|to\s+use|for\s+(?:personal|non-?commercial|open[-\s]source|individuals|hobby\w*|small\s+teams|everyone)(?:\s+\w+)?)|\s+but\b[^$€£\d]*|\s*[,;:–—+/-][^$€£\d]*)?|forever\s+free|always\s+free)[.!]?$/i;
+const FREE_TEXT_RE = new RegExp(
+  `^(?:(?:it'?s\\s+|100%\\s+|for\\s+)?(?:${FREE_WORD})(?:\\s+forever(?=\\s+for\\s))?(?:${FREE_QUALIFIER})?|forever\\s+free|always\\s+free)[*†‡¹²³]*[.!]?$`,
+  "i",
+);
 const CONTACT_TEXT_RE =
   /^(?:contact(?:\s+(?:us|sales|our\s+sales(?:\s+team)?|our\s+team))?(?:\s+for\s+(?:pricing|a\s+quote|details|a\s+price))?|talk\s+to\s+(?:us|sales|an?\s+expert)|get\s+in\s+touch|call\s+us|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on[-\s](?:request|demand)|pay[-\s]what[-\s]you[-\s](?:want|like)(?:\s*\([^)]{0,40}\))?|name\s+your\s+(?:own\s+)?price|(?:book|schedule|request)\s+(?:a\s+)?(?:demo|call)|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?(?:\s*\/\s*(?:mo|month|yr|year))?$/i;
 /** A saving stated with a verb ("Save $20", "save 2 months"): it is no price, but the prices beside it are. */
@@ -342,7 +354,7 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
   const hasDigit = index.textMatches(/\d/);
   // Every word FREE_TEXT_RE or CONTACT_TEXT_RE needs, to pass by elements without one quickly.
   const hasWord = index.textMatches(
-    /\b(?:free|custom|contact|contacter|kontakt\w*|talk|touch|quote|request|demand|anfrage|devis|kostenlos|gratuit|gratis|pay[-\s]what|name\s+your|demo|call)\b/i,
+    /\b(?:free|custom|contact|contacter|kontakt\w*|talk|touch|quote|request|demand|anfrage|devis|kostenlos|kostenfrei|gratuit\w*|gratis|bezpłatn\w*|darmow\w*|zdarma|ingyenes|pay[-\s]what|name\s+your|demo|call)\b|grátis|бесплатно|безкоштовно|無料|免费|免費|ücretsiz|miễn\s+phí/i,
   );
   const markedInside = new Uint8Array(elements.length);
   /** The one mark under an element when it is a bare number (`<span class="amount">49</span>`), to give it a currency. */
