@@ -165,6 +165,11 @@ describe("the failure classes, each read exactly or not at all", () => {
       ["299 Kč měsíčně", "month"],
     ] as const)
       expect([text, parsePrice(text)?.period]).toEqual([text, period]);
+    // A "$" beside the code of other dollars is in those dollars.
+    expect(parsePrice("$49 AUD/mo")).toMatchObject({ amount: 49, currency: "AUD", period: "month" });
+    expect(parsePrice("CAD $49/mo")).toMatchObject({ amount: 49, currency: "CAD", period: "month" });
+    expect(parsePrice("49 $ CAD / mois")).toMatchObject({ amount: 49, currency: "CAD", period: "month" });
+    expect(parsePrice("49 $/mois")?.currency).toBe("USD");
     expect(parsePrice("99 ر.س / شهر")).toMatchObject({ amount: 99, currency: "SAR", period: "month" });
     expect(parsePrice("990 د.إ / سنة")).toMatchObject({ amount: 990, currency: "AED", period: "year" });
     // Not a period: English words that a short form is part of.

@@ -468,7 +468,7 @@ function amountsIn(stated: string): Amount[] {
     if (THRESHOLD_BEFORE.test(text.slice(Math.max(0, start - 24), start)))
       ambiguous = `"${text.slice(start, end)}" is a threshold`;
     const form = beforeForm?.form ?? afterForm?.form ?? null;
-    const currency = cents ? "USD" : currencyCode(form);
+    const currency = cents ? "USD" : form === "$" ? (dollarCode(text, start, end) ?? "USD") : currencyCode(form);
     out.push({
       start: beforeForm ? at - beforeForm.length : at,
       end,
@@ -484,6 +484,18 @@ function amountsIn(stated: string): Amount[] {
     });
   }
   return out;
+}
+
+/** The dollars a code names beside a "$" ("$49 AUD/mo", "CAD $49", "49 $ CAD / mois"). */
+const DOLLAR_CODES = new Set(["USD", "AUD", "CAD", "NZD", "SGD", "HKD", "MXN", "TWD"]);
+
+/** The code of the dollars a "$" price is in when a code is written right after it or right before it, else null. */
+function dollarCode(text: string, start: number, end: number): string | null {
+  const after = /^\s?([A-Z]{3})(?![A-Za-z])/.exec(text.slice(end, end + 5));
+  if (after && DOLLAR_CODES.has(after[1]!)) return after[1]!;
+  const before = /(?<![A-Za-z])([A-Z]{3})\s?$/.exec(text.slice(Math.max(0, start - 5), start));
+  if (before && DOLLAR_CODES.has(before[1]!)) return before[1]!;
+  return null;
 }
 
 /** Right after an amount, cents: "1.5 cents", "50¢". */
