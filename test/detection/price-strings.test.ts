@@ -165,6 +165,13 @@ describe("the failure classes, each read exactly or not at all", () => {
       ["299 Kč měsíčně", "month"],
     ] as const)
       expect([text, parsePrice(text)?.period]).toEqual([text, period]);
+    // Indonesian thousands and millions: "99rb" is 99,000 (ribu), "1,5 jt" 1,500,000 (juta).
+    expect(parsePrice("Rp 99rb/bulan")).toMatchObject({ amount: 99000, currency: "IDR", period: "month" });
+    expect(parsePrice("Rp 1,5 jt/tahun")).toMatchObject({ amount: 1500000, currency: "IDR", period: "year" });
+    // A period written before the amount (Japanese, Chinese), and the full-width yen sign.
+    expect(parsePrice("月額980円")).toMatchObject({ amount: 980, currency: "JPY", period: "month" });
+    expect(parsePrice("年額 ¥9,800")).toMatchObject({ amount: 9800, currency: "JPY", period: "year" });
+    expect(parsePrice("￥99/月")).toMatchObject({ amount: 99, currency: "JPY", period: "month" });
     // A "$" beside the code of other dollars is in those dollars.
     expect(parsePrice("$49 AUD/mo")).toMatchObject({ amount: 49, currency: "AUD", period: "month" });
     expect(parsePrice("CAD $49/mo")).toMatchObject({ amount: 49, currency: "CAD", period: "month" });

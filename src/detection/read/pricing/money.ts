@@ -43,6 +43,7 @@ const CURRENCY_FORMS: [string, string | null][] = [
   ["£", "GBP"],
   ["₤", "GBP"],
   ["¥", "JPY"],
+  ["￥", "JPY"],
   ["円", "JPY"],
   ["元", "CNY"],
   ["₹", "INR"],
@@ -355,12 +356,15 @@ export function detectPeriod(after: string): BillingPeriod | null {
 // Prices in text
 
 /** "$40M Series B", "$2.5bn valuation", "$10k": amounts with a magnitude are money, not a price. */
-const MAGNITUDE_AFTER = /^\s?(?:[kKmMbB]|bn|mn|million|billion|thousand|mio|mrd)(?![\p{L}\p{N}])/u;
+const MAGNITUDE_AFTER = /^\s?(?:[kKmMbB]|bn|mn|million|billion|thousand|mio|mrd|rb|ribu|jt|juta)(?![\p{L}\p{N}])/u;
+/** Thousands and millions a price may be written in, with a currency and a period: "50K", Indonesian "99rb", "1,5 jt". */
+const THOUSANDS_RE = /^\s?(?:[kK]|rb|ribu)$/;
+const MILLIONS_RE = /^\s?(?:jt|juta)$/;
 
-/** "2.5" (of "$2.5k") in thousands, as a decimal string: "2500". */
-function inThousands(token: string): string {
+/** "2.5" (of "$2.5k") in thousands, as a decimal string: "2500"; in millions ("1,5 jt"), "1500000". */
+function inThousands(token: string, digits = 3): string {
   const [whole, fraction = ""] = token.split(/[.,]/);
-  return `${whole}${fraction.padEnd(3, "0")}`;
+  return `${whole}${fraction.padEnd(digits, "0")}`;
 }
 /** Between two amounts, a range: "$10 – $20", "10 to 20 €", "49 bis 99 €". */
 const RANGE_BETWEEN = /^\s*(?:[-–—~]|to|bis|à|au|hasta|a|do|tot|until)\s*$/i;
@@ -429,7 +433,7 @@ function amountsIn(stated: string): Amount[] {
     // "$119. 95" is a price only where it ends: "Plans 10, 20 and 30" is not 10.20.
     if (/[.,] \d{2}$/.test(token) && !afterForm && !ENDS_HERE.test(after)) ambiguous = `"${token}" is a list`;
     // "$40M Series B" is money, not a price; "$20k per annum" is a price in thousands (a period says so).
-    let thousands = false;
+    let thousands: 3 | 6 | null = null;
     const magnitude = MAGNITUDE_AFTER.exec(after);
     if (magnitude) {
       const rest = text.slice(
@@ -438,14 +442,15 @@ function amountsIn(stated: string): Amount[] {
       );
       // "50K Rupiah Per Tahun": the currency may follow the thousands, as it follows an amount.
       const wordAfter = beforeForm ? null : currencyAfter(text, at - shift + token.length + magnitude[0].length);
+      const digits = THOUSANDS_RE.test(magnitude[0]) ? 3 : MILLIONS_RE.test(magnitude[0]) ? 6 : null;
       if (
         !(beforeForm || wordAfter) ||
-        !/^\s?[kK]$/.test(magnitude[0]) ||
+        digits === null ||
         !/^\d+(?:[.,]\d{1,2})?$/.test(token) ||
         detectPeriod(wordAfter ? rest.slice(wordAfter.length) : rest) === null
       )
         continue;
-      thousands = true;
+      thousands = digits;
       afterForm = wordAfter;
     }
     let end = at - shift + token.length + (magnitude ? magnitude[0].length : 0);
@@ -475,7 +480,7 @@ function amountsIn(stated: string): Amount[] {
       reading: ambiguous
         ? () => ({ ambiguous })
         : thousands
-          ? () => ({ decimal: inThousands(token) })
+          ? () => ({ decimal: inThousands(token, thousands) })
           : cents
             ? () => inHundredths(readNumber(token, null))
             : () => readNumber(token, currency),
@@ -666,7 +671,15 @@ function priceAt(text: string, amount: Amount, all: Amount[]): ParsedPrice | nul
   // The period is in the words after the price, up to the next amount.
   const next = all.find((a) => a.start >= amount.end);
   const after = text.slice(amount.end, next ? next.start : undefined).slice(0, 60);
-  return { amount: value, currency: amount.currency, period: detectPeriod(after), isFree: value === 0 };
+  const period = detectPeriod(after) ?? periodBefore(text.slice(Math.max(0, amount.start - 6), amount.start));
+  return { amount: value, currency: amount.currency, period, isFree: value === 0 };
+}
+
+/** A period written before the amount, as Japanese and Chinese do ("月額980円", "年額 ¥9,800", "每月 ¥99"). */
+function periodBefore(before: string): BillingPeriod | null {
+  if (/(?:月額|月々|毎月|每月|月付|月费)\s*$/.test(before)) return "month";
+  if (/(?:年額|每年|年付|年费)\s*$/.test(before)) return "year";
+  return null;
 }
 
 /**
