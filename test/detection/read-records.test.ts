@@ -1159,6 +1159,28 @@ describe("records from the page's own repetition", () => {
     expect(team("Free to try")).not.toBe(0);
   });
 
+  it("reads no price a site builder hides for good (Webflow's w-condition-invisible, Elementor's hidden everywhere)", () => {
+    const item = (name: string, price: string, onRequest: boolean) =>
+      `<div role="listitem" class="w-dyn-item"><div class="pricing-card"><h3>${name}</h3>` +
+      `<div class="price${onRequest ? " w-condition-invisible" : ""}">${price}<span>/mo</span></div>` +
+      `<div class="contact${onRequest ? "" : " w-condition-invisible"}">Contact sales</div><a class="button">Go</a></div></div>`;
+    const webflow = `<h1>Pricing</h1><div role="list" class="w-dyn-items">${item("Starter", "$29", false)}${item("Pro", "$79", false)}${item("Enterprise", "$999", true)}</div>`;
+    expect(read(webflow).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Starter", 29],
+      ["Pro", 79],
+      ["Enterprise", null],
+    ]);
+    const hiddenEverywhere = "elementor-hidden-desktop elementor-hidden-tablet elementor-hidden-mobile";
+    const elementor = `<h1>Pricing</h1><div class="row">${["Basic:$9", "Pro:$29"]
+      .map((card) => card.split(":"))
+      .map(
+        ([name, price]) =>
+          `<div class="col"><div class="card"><h3>${name}</h3><p class="price">${price}/mo</p><p class="price ${hiddenEverywhere}">$1/mo</p></div></div>`,
+      )
+      .join("")}</div>`;
+    expect(read(elementor).pricing.map((plan) => priceOptionsOf(plan))).toEqual([[9], [29]]);
+  });
+
   it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
     const card = (name: string, price: string, footer: string) =>
       `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +

@@ -554,6 +554,7 @@ export function stripBoilerplate($: CheerioAPI): void {
     (el) => !holdsPage(el) && !statesPrice(el) && !besidePrice(el),
   );
   removeEach(index, removed, unreachablePanes, (el) => !holdsPage(el));
+  removeEach(index, removed, elements.filter(neverShown), (el) => !holdsPage(el));
   removeEach(
     index,
     removed,
@@ -585,6 +586,23 @@ export function stripBoilerplate($: CheerioAPI): void {
   removeFromPage(
     $,
     forms.filter((el) => collapse(textContent(el)).length <= bodyLength * 0.5 && !MONEY_RE.test(textContent(el))),
+  );
+}
+
+/**
+ * Elements a site builder hides for good, never toggled by a script: Webflow's `w-condition-invisible` (a CMS item's
+ * block whose condition is false: the "$999" of an item that shows "Contact sales") and Elementor's element hidden on
+ * desktop, tablet and mobile alike. A hidden element a switch may show (`hidden`, `d-none`, aria-hidden) is not one.
+ */
+function neverShown(el: Element): boolean {
+  const classes = el.attribs.class;
+  if (!classes) return false;
+  const tokens = classes.split(/\s+/);
+  return (
+    tokens.includes("w-condition-invisible") ||
+    (tokens.includes("elementor-hidden-desktop") &&
+      tokens.includes("elementor-hidden-tablet") &&
+      tokens.includes("elementor-hidden-mobile"))
   );
 }
 
