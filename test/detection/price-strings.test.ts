@@ -163,6 +163,11 @@ describe("the failure classes, each read exactly or not at all", () => {
       ["99 000 Ft/év", "year"],
       ["99 lei/lună", "month"],
       ["299 Kč měsíčně", "month"],
+      ["CHF 49.–/Mt.", "month"],
+      ["£29 pm", "month"],
+      ["£1,200 pcm", "month"],
+      ["£290 p.a.", "year"],
+      ["৳500/month", "month"],
     ] as const)
       expect([text, parsePrice(text)?.period]).toEqual([text, period]);
     // Indonesian thousands and millions: "99rb" is 99,000 (ribu), "1,5 jt" 1,500,000 (juta).
@@ -179,7 +184,8 @@ describe("the failure classes, each read exactly or not at all", () => {
     expect(parsePrice("49 $/mois")?.currency).toBe("USD");
     expect(parsePrice("99 ر.س / شهر")).toMatchObject({ amount: 99, currency: "SAR", period: "month" });
     expect(parsePrice("990 د.إ / سنة")).toMatchObject({ amount: 990, currency: "AED", period: "year" });
-    // Not a period: English words that a short form is part of.
+    // Not a period: English words that a short form is part of, a time of day before the price.
+    expect(parsePrice("Call before 5 pm: £29")?.period).toBeNull();
     expect(parsePrice("$5 today")?.period).toBeNull();
     expect(parsePrice("$9 per day")?.period).not.toBe("month");
     expect(parsePrice("50K Rupiah Per Tahun")).toMatchObject({ amount: 50000, currency: "IDR", period: "year" });

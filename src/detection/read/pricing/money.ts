@@ -44,6 +44,15 @@ const CURRENCY_FORMS: [string, string | null][] = [
   ["₤", "GBP"],
   ["¥", "JPY"],
   ["￥", "JPY"],
+  ["৳", "BDT"],
+  ["₲", "PYG"],
+  ["₡", "CRC"],
+  ["₭", "LAK"],
+  ["₮", "MNT"],
+  ["₾", "GEL"],
+  ["₼", "AZN"],
+  ["֏", "AMD"],
+  ["₵", "GHS"],
   ["円", "JPY"],
   ["元", "CNY"],
   ["₹", "INR"],
@@ -315,12 +324,13 @@ const YEAR_RE =
 /**
  * Periods in languages whose words \b cannot bound (it knows only ASCII letters): Korean, Turkish, Danish, Finnish,
  * Vietnamese, Ukrainian, Hungarian, Romanian, Arabic, Greek, Hebrew, Thai, Hindi, Czech, Slovak, Croatian and Serbian,
- * the Baltic languages. A short form ("/ay", "/kk", "/md.") only after a slash.
+ * the Baltic languages; Swiss German "/Mt."; British "pm", "pcm" and "pa" right after the amount. A short form ("/ay",
+ * "/kk", "/md.") only after a slash.
  */
 const MONTH_WORDS_RE =
-  /\/\s*(?:월|개월|ay|md\.?|mdr\.?|kk|kuukausi|tháng|міс(?:яць)?|hó(?:nap)?|lun[aă]|شهر|μήνα|เดือน|माह|महीना|mesiac|mj(?:esec)?|mėn\.?|mēn\.?|kuu)(?![\p{L}\p{N}])|(?:\bpr\.\s?|\bpe\s+|(?<![\p{L}])на\s+|(?<![\p{L}])في\s+(?:ال)?)(?:md\.?|måned|lună|luna|місяць|شهر)(?![\p{L}\p{N}])|매월|(?<![\p{L}])(?:aylık|havonta|kuukaudessa|hàng\s+tháng|щомісяця|شهري(?:ا|\u064b|\u0651)*|לחודש|μηνιαίως|měsíčně|mesačne|mesečno|mjesečno)(?![\p{L}\p{N}])/iu;
+  /^\s?(?:pm|p\.m\.|pcm)(?![\p{L}\p{N}])|\/\s*(?:mt|mtl)\.?(?![\p{L}\p{N}])|\/\s*(?:월|개월|ay|md\.?|mdr\.?|kk|kuukausi|tháng|міс(?:яць)?|hó(?:nap)?|lun[aă]|شهر|μήνα|เดือน|माह|महीना|mesiac|mj(?:esec)?|mėn\.?|mēn\.?|kuu)(?![\p{L}\p{N}])|(?:\bpr\.\s?|\bpe\s+|(?<![\p{L}])на\s+|(?<![\p{L}])في\s+(?:ال)?)(?:md\.?|måned|lună|luna|місяць|شهر)(?![\p{L}\p{N}])|매월|(?<![\p{L}])(?:aylık|havonta|kuukaudessa|hàng\s+tháng|щомісяця|شهري(?:ا|\u064b|\u0651)*|לחודש|μηνιαίως|měsíčně|mesačne|mesečno|mjesečno)(?![\p{L}\p{N}])/iu;
 const YEAR_WORDS_RE =
-  /\/\s*(?:년|연|yıl|vuosi|năm|рік|év|سنة|عام|έτος|χρόνο|ปี|वर्ष|साल|god\.?|metai|gads|aasta)(?![\p{L}\p{N}])|(?:\bpr\.\s?|\bpe\s+|(?<![\p{L}])на\s+|(?<![\p{L}])في\s+(?:ال)?)(?:år|an|рік|سنة)(?![\p{L}\p{N}])|(?<![\p{L}])(?:연간|yıllık|vuodessa|hàng\s+năm|щороку|évente|سنوي(?:ا|\u064b|\u0651)*|לשנה|ετησίως|ročně|ročne|godišnje|anual)(?![\p{L}\p{N}])/iu;
+  /^\s?(?:pa|p\.a\.)(?![\p{L}\p{N}])|\/\s*(?:년|연|yıl|vuosi|năm|рік|év|سنة|عام|έτος|χρόνο|ปี|वर्ष|साल|god\.?|metai|gads|aasta)(?![\p{L}\p{N}])|(?:\bpr\.\s?|\bpe\s+|(?<![\p{L}])на\s+|(?<![\p{L}])في\s+(?:ال)?)(?:år|an|рік|سنة)(?![\p{L}\p{N}])|(?<![\p{L}])(?:연간|yıllık|vuodessa|hàng\s+năm|щороку|évente|سنوي(?:ا|\u064b|\u0651)*|לשנה|ετησίως|ročně|ročne|godišnje|anual)(?![\p{L}\p{N}])/iu;
 const ONE_TIME_RE = /\bone[-\s]?time\b|\bpay\s+once\b|\bonce\b|\blifetime\b|\bone[-\s]?off\b|\beinmalig\b/i;
 
 const BILLED_YEARLY_RE =
