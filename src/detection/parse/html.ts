@@ -529,10 +529,27 @@ export function stripBoilerplate($: CheerioAPI): void {
     ...pageFooters,
   ]);
   const index = new ElementIndex($.root().get(0)!);
-  const { elements } = index;
-  const holdsMain = index.holdsAny(
-    elements.filter((el) => el.name === "main" || el.name === "h1" || el.attribs.role === "main"),
-  );
+  // The candidates of each pass below, sorted out in one walk of the elements.
+  const candidates = {
+    main: [] as Element[],
+    hidden: [] as Element[],
+    hiddenForGood: [] as Element[],
+    screenReader: [] as Element[],
+    named: [] as Element[],
+    links: [] as Element[],
+  };
+  for (const el of index.elements) {
+    const { attribs } = el;
+    if (el.name === "main" || el.name === "h1" || attribs.role === "main") candidates.main.push(el);
+    if (attribs["aria-hidden"] === "true" || attribs.hidden !== undefined) candidates.hidden.push(el);
+    if (attribs.id !== undefined || attribs.class !== undefined) {
+      candidates.named.push(el);
+      if (neverShown(el)) candidates.hiddenForGood.push(el);
+      if (attribs.class !== undefined && SCREEN_READER_CLASS_RE.test(attribs.class)) candidates.screenReader.push(el);
+    }
+    if (el.name === "a") candidates.links.push(el);
+  }
+  const holdsMain = index.holdsAny(candidates.main);
   // Removing an element never changes whether another holds main content: only elements holding none are removed.
   const holdsPage = (el: Element): boolean => ["html", "body", "main"].includes(tagName(el)) || holdsMain(el);
   const removed: Element[] = [];
@@ -547,35 +564,20 @@ export function stripBoilerplate($: CheerioAPI): void {
     el.parent !== null &&
     isElement(el.parent) &&
     statesPrice(el.parent);
-  removeEach(
-    index,
-    removed,
-    elements.filter((el) => el.attribs["aria-hidden"] === "true" || el.attribs.hidden !== undefined),
-    (el) => !holdsPage(el) && !statesPrice(el) && !besidePrice(el),
-  );
+  removeEach(index, removed, candidates.hidden, (el) => !holdsPage(el) && !statesPrice(el) && !besidePrice(el));
   removeEach(index, removed, unreachablePanes, (el) => !holdsPage(el));
-  removeEach(index, removed, elements.filter(neverShown), (el) => !holdsPage(el));
-  removeEach(
-    index,
-    removed,
-    elements.filter((el) => SCREEN_READER_CLASS_RE.test(el.attribs.class ?? "") && statesPrice(el)),
-    (el) => restatesPriceBeside(el, index),
-  );
+  removeEach(index, removed, candidates.hiddenForGood, (el) => !holdsPage(el));
+  removeEach(index, removed, candidates.screenReader, (el) => statesPrice(el) && restatesPriceBeside(el, index));
   const privacyText = index.textMatches(PRIVACY_TEXT_RE);
+  removeEach(index, removed, candidates.named, (el) => {
+    const names = classAndId(el);
+    const consent = CONSENT_RE.test(names) || (/banner/i.test(names) && privacyText(el));
+    return consent && !holdsPage(el);
+  });
   removeEach(
     index,
     removed,
-    elements.filter((el) => el.attribs.id !== undefined || el.attribs.class !== undefined),
-    (el) => {
-      const names = classAndId(el);
-      const consent = CONSENT_RE.test(names) || (/banner/i.test(names) && privacyText(el));
-      return consent && !holdsPage(el);
-    },
-  );
-  removeEach(
-    index,
-    removed,
-    elements.filter((el) => el.name === "a"),
+    candidates.links,
     (el) => /\bskip\b/i.test(el.attribs.class ?? "") || /^\s*skip to\b/i.test(textContent(el)),
   );
   removeFromPage($, removed);
@@ -596,7 +598,8 @@ export function stripBoilerplate($: CheerioAPI): void {
  */
 function neverShown(el: Element): boolean {
   const classes = el.attribs.class;
-  if (!classes) return false;
+  if (!classes || !(classes.includes("w-condition-invisible") || classes.includes("elementor-hidden-mobile")))
+    return false;
   const tokens = classes.split(/\s+/);
   return (
     tokens.includes("w-condition-invisible") ||
@@ -635,6 +638,7 @@ function restatesPriceBeside(el: Element, index: ElementIndex): boolean {
  */
 function panesNothingShows(elements: readonly Element[]): Element[] {
   const panes = elements.filter((el) => {
+    if (!el.attribs.class?.includes("tab-pane")) return false;
     const classes = classTokens(el);
     if (!classes.includes("tab-pane") || classes.includes("active") || classes.includes("show")) return false;
     return el.parent !== null && isElement(el.parent) && classTokens(el.parent).includes("tab-content");

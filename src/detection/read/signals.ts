@@ -32,9 +32,14 @@ export function readChallengeMarkup($: CheerioAPI): ChallengeMarkup {
     /_cf_chl_opt|__cf_chl_|cf_chl_prog/.test(textContent(el)),
   );
   // The selectors below walk the whole page; most pages carry none of the words they look for in any id, class or src.
-  const suspect = allElements($).some((el) =>
-    CHALLENGE_WORDS_RE.test(`${el.attribs.id ?? ""} ${el.attribs.class ?? ""} ${el.attribs.src ?? ""}`),
-  );
+  const suspect = allElements($).some((el) => {
+    const { id, class: classes, src } = el.attribs;
+    return (
+      (id !== undefined && CHALLENGE_WORDS_RE.test(id)) ||
+      (classes !== undefined && CHALLENGE_WORDS_RE.test(classes)) ||
+      (src !== undefined && CHALLENGE_WORDS_RE.test(src))
+    );
+  });
   return {
     title: titleEl ? collapse(textContent(titleEl)) : "",
     challengeMarkup: suspect && $(CHALLENGE_MARKUP).length > 0,
