@@ -106,7 +106,7 @@ function extractHtml(body: string, options: ExtractOptions): Extraction {
   const mayBeArticle = pricing.filter(isPlanRecord).length < 2;
   return {
     version: EXTRACTOR_VERSION,
-    text: safely(() => maskedText(mainTextLines($, mainNode, ld, mayBeArticle)), ""),
+    text: safely(() => maskedText(mainTextLines($, mainNode, ld, mayBeArticle, index)), ""),
     pricing,
     jobs: safely(() => extractJobs(bodyNode, ld, options.url, index), []),
     items: found.items,

@@ -40,6 +40,7 @@ import {
   type AnyNode,
   type Element,
 } from "../parse/html.js";
+import type { ElementIndex } from "../parse/tree.js";
 import { typesOf, type JsonLd } from "./jsonld.js";
 
 /** Above this many elements in the cleaned page, Readability is not run. */
@@ -187,18 +188,44 @@ function visibleLength(text: string): number {
 const HOLDS_PAGE = new Set(["h1", "main", "article"]);
 
 /**
+ * The elements under `main` in document order, and each one's position among them (-1 for any other node): read off
+ * the page's index when it holds `main` (no walk of the page of its own), else found here.
+ */
+function positions(
+  main: AnyNode,
+  index: ElementIndex | undefined,
+): { elements: Element[]; positionOf: (node: AnyNode | null) => number } {
+  if (index && (main === index.root || index.at(main) !== -1)) {
+    const elements = main === index.root ? index.elements : index.inside(main as Element);
+    const start = main === index.root ? 0 : index.at(main) + 1;
+    const end = start + elements.length;
+    return {
+      elements,
+      positionOf: (node) => {
+        const i = index.at(node);
+        return i >= start && i < end ? i - start : -1;
+      },
+    };
+  }
+  const elements = elementsIn(main);
+  // Each element's position, kept on the element under a key of this call's own (faster than a Map of 200k).
+  const key = Symbol("position");
+  elements.forEach((el, i) => ((el as unknown as Record<symbol, number>)[key] = i));
+  return {
+    elements,
+    positionOf: (node) => (node as unknown as Record<symbol, number> | null)?.[key] ?? -1,
+  };
+}
+
+/**
  * The elements under `main` to leave out of its text (see the patterns above), decided in linear passes: the elements
  * in document order, their sizes bottom-up (non-space characters, those inside links, subtree size, whether they quote
  * a price or hold the page), then the decision top-down, skipping the inside of an element already left out. An
  * element that holds the page's <h1>, a <main>, an <article> or the articleBody is never left out, nor is `main`.
  */
-export function furnitureIn(main: AnyNode): Set<Element> {
-  const elements = elementsIn(main);
+export function furnitureIn(main: AnyNode, index?: ElementIndex): Set<Element> {
+  const { elements, positionOf } = positions(main, index);
   const n = elements.length;
-  // Each element's position, kept on the element under a key of this call's own (faster than a Map of 200k).
-  const key = Symbol("position");
-  elements.forEach((el, i) => ((el as unknown as Record<symbol, number>)[key] = i));
-  const positionOf = (node: AnyNode | null): number => (node as unknown as Record<symbol, number> | null)?.[key] ?? -1;
   const parentOf = new Int32Array(n).fill(-1);
   const chars = new Float64Array(n);
   const linkChars = new Float64Array(n);
@@ -282,7 +309,13 @@ export function furnitureIn(main: AnyNode): Set<Element> {
  * stripNonContent and stripBoilerplate) and `mainNode` its main node; neither is changed. Readability is asked only
  * when the page `mayBeArticle` (it declares itself one and states no plans).
  */
-export function mainTextLines($: CheerioAPI, mainNode: AnyNode, ld: JsonLd, mayBeArticle = true): string[] {
+export function mainTextLines(
+  $: CheerioAPI,
+  mainNode: AnyNode,
+  ld: JsonLd,
+  mayBeArticle = true,
+  index?: ElementIndex,
+): string[] {
   try {
     const lines = mayBeArticle ? readabilityLines($, ld) : null;
     if (lines) return lines;
@@ -290,6 +323,6 @@ export function mainTextLines($: CheerioAPI, mainNode: AnyNode, ld: JsonLd, mayB
     // Readability throws on a page past maxElemsToParse, and may on markup linkedom builds oddly: the main node
     // still has the text.
   }
-  const furniture = furnitureIn(mainNode);
+  const furniture = furnitureIn(mainNode, index);
   return blockLines(mainNode, (el) => furniture.has(el));
 }
