@@ -1914,6 +1914,16 @@ describe("a redesign is not a price change", () => {
     expect(event).toMatchObject({ severity: "low", tags: ["pricing", "promotion-started", "pro"] });
   });
 
+  it("tells a sale starting on a page of one plan as a promotion ('<del>$39</del> <ins>$29</ins>'), not a price added", () => {
+    const page = (price: string) =>
+      `<h1>Pricing</h1><div class="card"><h3>Basic</h3><p class="price">${price}/mo</p><ul><li>Everything</li></ul></div>`;
+    const sale = page("<del>$39</del> <ins>$29</ins>");
+    expect(read(sale).pricing.map((plan) => [plan.name, plan.amount, plan.promo_amount])).toEqual([["Basic", 39, 29]]);
+    const [event, ...rest] = pricingEvents(events(page("$39"), sale));
+    expect(rest).toEqual([]);
+    expect(event).toMatchObject({ severity: "low", tags: expect.arrayContaining(["promotion-started"]) });
+  });
+
   it("bills a price by the words after it: 'Billed annually or $18 month-to-month' is $18 billed monthly", () => {
     const { pricing } = read(
       `<h1>Pricing</h1><div class="plans"><div><h3>Starter</h3><div class="amount">$15<small>/user/month</small></div>` +

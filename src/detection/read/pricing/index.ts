@@ -85,6 +85,8 @@ function kindOf(
  * list); a body of tens of thousands is hostile, and reading its first ones keeps the readers' cost bounded.
  */
 export const MAX_PRICE_MARKS = 5_000;
+/** At most this many visible characters in the element around a struck price and the promotion beside it. */
+const SIDE_BY_SIDE_MAX_CHARS = 200;
 
 /** What a meter's price is per: "GB memory" in "$130 / GB memory per month", "1,000 requests" in "$5 per 1,000 requests". */
 const METER_UNIT_RE =
@@ -695,12 +697,20 @@ export function extractPricing(
       // price and its promotion, as on a card.
       const now = found.mark.options[0]!;
       const list = sentence?.plan;
+      // Without a label, only right beside it in one short element (a single plan's "<del>$39</del> <ins>$29</ins>").
+      const besideStruck =
+        sentence !== null &&
+        found.label === null &&
+        sentence.label === null &&
+        found.mark.el.parent !== null &&
+        found.mark.el.parent === sentence.el.parent &&
+        isElement(found.mark.el.parent) &&
+        index.visibleChars(found.mark.el.parent) <= SIDE_BY_SIDE_MAX_CHARS;
       if (
         sentence?.struck &&
         list &&
         !found.mark.struck &&
-        found.label !== null &&
-        found.label === sentence.label &&
+        ((found.label !== null && found.label === sentence.label) || besideStruck) &&
         now.amount !== null &&
         list.amount !== null &&
         now.amount < list.amount &&
