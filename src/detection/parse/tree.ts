@@ -97,6 +97,14 @@ export class ElementIndex {
     return i === -1 ? [] : this.elements.slice(i + 1, this.last[i]! + 1);
   }
 
+  /** The first element inside `el` (not `el` itself) in document order that passes `test`, without copying them. */
+  findInside(el: Element, test: (inner: Element) => boolean): Element | undefined {
+    const i = this.at(el);
+    if (i === -1) return undefined;
+    for (let k = i + 1; k <= this.last[i]!; k += 1) if (test(this.elements[k]!)) return this.elements[k]!;
+    return undefined;
+  }
+
   /** The members of `set` that hold no other member. */
   innermost(set: Iterable<Element>): Element[] {
     const sorted = this.sorted(set);

@@ -81,7 +81,7 @@ function urlOf(
   const links = index.inside(block).filter((el) => tagName(el) === "a" && el.attribs.href);
   const candidates: (Element | undefined)[] = [];
   if (titleEl) {
-    candidates.push(tagName(titleEl) === "a" ? titleEl : index.inside(titleEl).find((el) => tagName(el) === "a"));
+    candidates.push(tagName(titleEl) === "a" ? titleEl : index.findInside(titleEl, (el) => tagName(el) === "a"));
     for (let current = titleEl.parent; current; current = current.parent) {
       if (isElement(current) && tagName(current) === "a") {
         candidates.push(current);

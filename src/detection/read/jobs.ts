@@ -137,7 +137,7 @@ function titleOf(
   if (heading) return heading;
   const titled = firstText(index, item, (el) => classTokens(el).some((t) => /(?:^|[-_])(?:title|name)$/i.test(t)));
   if (titled && titled.length <= 120) return titled;
-  const link = tagName(item) === "a" ? item : index.inside(item).find((el) => tagName(el) === "a");
+  const link = tagName(item) === "a" ? item : index.findInside(item, (el) => tagName(el) === "a");
   const source = link ? collapse(blockLines(link)[0] ?? "") : collapse(blockLines(item)[0] ?? "");
   let title = source;
   for (const extra of [location, department]) {

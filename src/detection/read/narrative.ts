@@ -124,7 +124,10 @@ function repeated(index: ElementIndex, h1: Element): boolean {
     const parent = block.parent;
     if (!parent || !isElement(parent)) break;
     const twin = parent.children.some(
-      (sibling) => sibling !== block && isElement(sibling) && index.inside(sibling).some((el) => tagName(el) === "h1"),
+      (sibling) =>
+        sibling !== block &&
+        isElement(sibling) &&
+        index.findInside(sibling, (el) => tagName(el) === "h1") !== undefined,
     );
     if (twin) return true;
   }

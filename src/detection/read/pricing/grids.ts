@@ -121,7 +121,7 @@ function headerNames(
     if (index.visibleChars(cell) > MAX_HEAD_CELL_CHARS || index.sizeInside(cell) > MAX_HEAD_CELL_ELEMENTS) continue;
     // A heading in a table's head cell is its name, without the button under it ("<th><h4>PRO</h4><a>Get
     // Started</a></th>").
-    const heading = tagName(cell) === "th" ? index.inside(cell).find(isHeading) : undefined;
+    const heading = tagName(cell) === "th" ? index.findInside(cell, isHeading) : undefined;
     const name = nameText(heading ?? cell);
     if (!plausibleName(name)) continue;
     distinct.add(name.toLowerCase());

@@ -422,7 +422,7 @@ function twins(index: ElementIndex, records: FoundRecord[], open: OpenMarks, hol
       const shape = candidates.find((candidate) => candidate.meet === tagName(el!));
       if (!shape) continue;
       const at = index.at(mark.el);
-      const nameEl = index.inside(el).find((inner) => index.at(inner) < at && shapeOf(inner) === shape.name);
+      const nameEl = index.findInside(el, (inner) => index.at(inner) < at && shapeOf(inner) === shape.name);
       if (!nameEl) continue;
       const name = nameText(nameEl);
       const size = index.sizeInside(el) + 1;
