@@ -4,7 +4,7 @@
  * storage format: bump EXTRACTOR_VERSION when an extraction changes meaning.
  */
 
-export const EXTRACTOR_VERSION = 12;
+export const EXTRACTOR_VERSION = 13;
 
 import type { EventType, Severity } from "../http/schemas.js";
 
@@ -59,6 +59,11 @@ export interface PricingPlan {
    * promotion. A promotion starting, changing or ending is its own low-severity event, not a price change.
    */
   promo_amount?: number | null;
+  /**
+   * The price is per user, seat or member ("$10/user/month", "$8 per seat"): what a team pays grows with its size.
+   * Written only when true; absent in extractions stored before it existed (they are re-extracted: EXTRACTOR_VERSION).
+   */
+  per_seat?: boolean;
 }
 
 export type PriceKind = "plan" | "addon" | "usage";

@@ -1924,6 +1924,37 @@ describe("a redesign is not a price change", () => {
     expect(event).toMatchObject({ severity: "low", tags: expect.arrayContaining(["promotion-started"]) });
   });
 
+  it("tells a plan priced per user at an unchanged amount ('$10/month' → '$10/user/month'), and not an allowance", () => {
+    const page = (basic: string, pro: string) =>
+      `<h1>Pricing</h1><div class="grid">${[
+        ["Basic", basic],
+        ["Pro", pro],
+      ]
+        .map(
+          ([name, price]) =>
+            `<div class="card"><h3>${name}</h3><p class="price">${price}</p><ul><li>Projects</li></ul></div>`,
+        )
+        .join("")}</div>`;
+    const flat = page("$10/month", "$20/month");
+    const seats = page("$10 per user / month", "$20 / team member / month");
+    expect(read(seats).pricing.map((plan) => [plan.name, plan.amount, plan.per_seat])).toEqual([
+      ["Basic", 10, true],
+      ["Pro", 20, true],
+    ]);
+    expect(
+      read(page("$49/month for 5 users", "$10/mo + $5 per additional user")).pricing.map((plan) => plan.per_seat),
+    ).toEqual([undefined, undefined]);
+    const told = pricingEvents(events(flat, seats));
+    expect(told.map((event) => [event.severity, event.title])).toEqual([
+      ["medium", "Acme now prices Basic per user ($10/month each)"],
+      ["medium", "Acme now prices Pro per user ($20/month each)"],
+    ]);
+    expect(pricingEvents(events(seats, flat)).map((event) => event.title)).toEqual([
+      "Acme no longer prices Basic per user ($10/month)",
+      "Acme no longer prices Pro per user ($20/month)",
+    ]);
+  });
+
   it("bills a price by the words after it: 'Billed annually or $18 month-to-month' is $18 billed monthly", () => {
     const { pricing } = read(
       `<h1>Pricing</h1><div class="plans"><div><h3>Starter</h3><div class="amount">$15<small>/user/month</small></div>` +

@@ -211,9 +211,41 @@ function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): Pric
     judgeFreeTierChange(company, pb, pa) ??
     judgePromotionChange(company, pb, pa) ??
     judgePriceChange(company, pb, pa) ??
+    judgeSeatChange(company, pb, pa) ??
     judgeOptionChange(company, b, a) ??
     judgeFeatureChange(company, b, a)
   );
+}
+
+const SEAT_NAME_RE = /\b(?:users?|seats?|members?|licen[cs]es?|agents?|editors?)\b/i;
+
+/**
+ * Decides whether a priced plan started or stopped being priced per user, seat or member at an unchanged amount
+ * ("$10/month" → "$10/user/month"): what a team pays now grows with its size, or no longer does. Medium, a change of
+ * the pricing model like a change of billing period. Null otherwise.
+ */
+function judgeSeatChange(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
+  if (!isPriced(b) || !isPriced(a) || (b.per_seat ?? false) === (a.per_seat ?? false)) return null;
+  // A record that is a seat ("Additional user", "Extra seats") is priced per seat whether or not its line says so.
+  if (SEAT_NAME_RE.test(a.name) || SEAT_NAME_RE.test(b.name)) return null;
+  const name = a.name;
+  const label = planLabel(a);
+  const price = formatPlanPrice(a);
+  return a.per_seat
+    ? {
+        severity: "medium",
+        title: `${company} now prices ${name} per user (${price} each)`,
+        summary: `${company}'s ${label} is now priced per user, seat or member: ${price} each, where it was ${formatPlanPrice(b)} for the whole account.`,
+        impact: `Larger teams now pay ${company} more for ${name}: a flat or cheaper per-team price is a talking point with them.`,
+        tag: "per-seat",
+      }
+    : {
+        severity: "medium",
+        title: `${company} no longer prices ${name} per user (${price})`,
+        summary: `${company}'s ${label} is no longer priced per user, seat or member: ${price} for the account, where it was ${formatPlanPrice(b)} each.`,
+        impact: `${company} ${name} now costs larger teams less: re-check your price comparison for teams of their size.`,
+        tag: "per-seat",
+      };
 }
 
 /**

@@ -112,6 +112,7 @@ const PLAN_FIELDS: FieldComparators<PricingPlan> = [
   // Absent in extractions stored before they existed: a plan without a promotion.
   ["kind", (a, b) => (a.kind ?? "plan") === (b.kind ?? "plan")],
   ["promo_amount", (a, b) => (a.promo_amount ?? null) === (b.promo_amount ?? null)],
+  ["per_seat", (a, b) => (a.per_seat ?? false) === (b.per_seat ?? false)],
   // A billing option added beside the prices that stayed, or dropped (not a switched view: plan.ts optionChanges).
   [
     "prices",

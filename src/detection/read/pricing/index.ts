@@ -238,6 +238,36 @@ const MAX_RECORD_TEXT = 12_000;
 interface Priced {
   options: PriceOption[];
   promo: number | null;
+  /** Its price is per user, seat or member, as the words right after it say. */
+  perSeat?: boolean;
+}
+
+/**
+ * Right after a price, that it is per user, seat or member: "$10/user/month", "$8 per seat", "$12 per active user per
+ * month", "€5 je Nutzer". Not a plan's allowance ("$49/month for 5 users", "up to 10 users").
+ */
+const PER_SEAT_RE =
+  /^[^\d]{0,24}?(?:\/|\bper\b|\beach\b|\bje\b|\bpar\b|\bpor\b)\s*(?:(?:active|billable|additional|extra|paid|team|workspace|monthly\s+active)\s+)?(?:users?|seats?|members?|editors?|agents?|licen[cs]es?|persons?|people|developers?|teammates?|collaborators?|creators?|nutzer(?:in)?|benutzer|utilisateurs?|usuarios?|utenti|utente)\b/i;
+
+/** Whether a mark's price is per seat: the words between its amount and the next price say so. */
+function perSeatMark(mark: PriceMark): boolean {
+  const window = mark.window;
+  const at = firstPriceIndex(window);
+  if (at === null) return false;
+  const after = window.slice(at).replace(/^\S*\d[\d.,]*/, "");
+  return PER_SEAT_RE.test(after.slice(0, 60));
+}
+
+/** The prices of a record from its marks (readPrices), and whether its price is per seat. */
+function pricesOf(
+  index: ElementIndex,
+  record: Element | null,
+  marks: PriceMark[],
+  hints: string[] = [],
+): Priced | null {
+  const priced = readPrices(index, record, marks, hints);
+  const shown = marks.find((mark) => !mark.soft && !mark.struck) ?? marks.find((mark) => !mark.soft);
+  return priced && shown && perSeatMark(shown) ? { ...priced, perSeat: true } : priced;
 }
 
 /**
@@ -245,7 +275,7 @@ interface Priced {
  * one option per price in page order. "then $49" after a promotional price, or promotional wording, makes the shown
  * price a promotion too.
  */
-function pricesOf(
+function readPrices(
   index: ElementIndex,
   record: Element | null,
   marks: PriceMark[],
@@ -363,7 +393,7 @@ function planFrom(
     origin,
     featureLines,
     { kind, promoAmount: priced.promo },
-    { prices: more, context },
+    { prices: more, context, perSeat: priced.perSeat },
   );
 }
 

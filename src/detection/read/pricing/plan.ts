@@ -33,7 +33,7 @@ export function makePlan(
   origin: PricingPlan["origin"],
   features: string[],
   reading: Reading = PLAIN,
-  more: { prices?: PriceOption[]; context?: string } = {},
+  more: { prices?: PriceOption[]; context?: string; perSeat?: boolean } = {},
 ): PricingPlan {
   const cleanName = collapse(name);
   return {
@@ -50,6 +50,7 @@ export function makePlan(
     ...(reading.promoAmount !== null && price.amount !== null ? { promo_amount: reading.promoAmount } : {}),
     ...(more.prices && more.prices.length > 0 ? { prices: more.prices } : {}),
     ...(more.context ? { context: more.context } : {}),
+    ...(more.perSeat === true && price.amount !== null ? { per_seat: true } : {}),
   };
 }
 
