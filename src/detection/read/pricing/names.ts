@@ -129,6 +129,9 @@ function readPlausibleName(name: string, options: { heading?: boolean; rowHead?:
  * (Beta)") and a trailing colon.
  */
 export function nameText(el: Element): string {
+  // An element of one text node (most names, and every cell of a table thousands of cells wide): its cleaned text is
+  // a function of that text alone, cleaned once per distinct text.
+  if (el.children.length === 1 && el.children[0]!.type === "text") return cleanName((el.children[0] as { data: string }).data);
   const parts: string[] = [];
   const stack: AnyNode[] = [el];
   while (stack.length > 0) {
@@ -148,8 +151,30 @@ export function nameText(el: Element): string {
       for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
     }
   }
+  return readName(parts.join(""));
+}
+
+/** What a name's raw text reads as, remembered per short text (bounded: cleared past CLEANED_LIMIT texts). */
+function cleanName(raw: string): string {
+  // A long text is no name to remember (nor a page's text to keep alive between pages).
+  if (raw.length > CLEANED_MAX_CHARS) return readName(raw);
+  let name = cleaned.get(raw);
+  if (name === undefined) {
+    if (cleaned.size >= CLEANED_LIMIT) cleaned.clear();
+    name = readName(raw);
+    cleaned.set(raw, name);
+  }
+  return name;
+}
+
+const cleaned = new Map<string, string>();
+const CLEANED_LIMIT = 20_000;
+const CLEANED_MAX_CHARS = 200;
+
+/** A name's raw text, collapsed, without permalinks, badges, a trailing separator, footnote marks or status notes. */
+function readName(raw: string): string {
   return (
-    collapse(parts.join(""))
+    collapse(raw)
       .replace(PERMALINK_TEXT_RE, "")
       // A badge written into the name's own text: "Pro Most popular", "Recommended: Team".
       .replace(BADGE_AROUND_RE, (match, before: string | undefined) => (before === undefined ? "" : before))
