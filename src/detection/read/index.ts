@@ -68,8 +68,14 @@ function emptyExtraction(): Extraction {
 /** Masked text lines, consecutive duplicates dropped: `Extraction.text` of the lines read. */
 export function maskedText(lines: string[]): string {
   const out: string[] = [];
+  // A page repeats its lines ("Unlimited", every card's "$49/mo"): each distinct line is masked once.
+  const masks = new Map<string, string>();
   for (const line of lines) {
-    const masked = maskVolatile(line);
+    let masked = masks.get(line);
+    if (masked === undefined) {
+      masked = maskVolatile(line);
+      masks.set(line, masked);
+    }
     if (masked && masked !== out[out.length - 1]) out.push(masked);
   }
   return out.join("\n");
