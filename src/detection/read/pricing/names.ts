@@ -131,7 +131,8 @@ function readPlausibleName(name: string, options: { heading?: boolean; rowHead?:
 export function nameText(el: Element): string {
   // An element of one text node (most names, and every cell of a table thousands of cells wide): its cleaned text is
   // a function of that text alone, cleaned once per distinct text.
-  if (el.children.length === 1 && el.children[0]!.type === "text") return cleanName((el.children[0] as { data: string }).data);
+  if (el.children.length === 1 && el.children[0]!.type === "text")
+    return cleanName((el.children[0] as { data: string }).data);
   const parts: string[] = [];
   const stack: AnyNode[] = [el];
   while (stack.length > 0) {
