@@ -559,9 +559,11 @@ function newMark(el: Element, text: string, prices: ParsedPrice[], index: Elemen
       window = value;
     },
     get options() {
-      const currency = prices.length === 1 ? prices[0]!.currency : null;
-      const after = textAfter(el, index, currency);
-      return (options ??= withSwitchedOption(optionsOf(prices, `${text} ${after}`, el), el, struck));
+      if (options === undefined) {
+        const after = textAfter(el, index, prices.length === 1 ? prices[0]!.currency : null);
+        options = withSwitchedOption(optionsOf(prices, `${text} ${after}`, el), el, struck);
+      }
+      return options;
     },
     set options(value: PriceOption[]) {
       options = value;
