@@ -1093,6 +1093,19 @@ describe("records from the page's own repetition", () => {
         ],
       ],
     ]);
+    // On a page of one plan (no card set to read it as one), the sides are still one offer's prices.
+    const single = read(
+      `<h1>Pricing</h1><div class="plan"><h3>Basic</h3><p class="price"><span>$10</span><span hidden>€9</span> /month</p></div>`,
+    );
+    expect(single.pricing.map((plan) => [plan.name, plan.prices?.map((o) => [o.amount, o.currency])])).toEqual([
+      [
+        "Basic",
+        [
+          [10, "USD"],
+          [9, "EUR"],
+        ],
+      ],
+    ]);
     // Two prices in one currency do not share a period this way: a month's and a year's price side by side.
     const pair = read(
       `<h1>Pricing</h1><div class="cards"><div class="card"><h3>Pro</h3><p>$10 $100/year</p></div></div>`,

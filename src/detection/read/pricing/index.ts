@@ -752,7 +752,16 @@ export function extractPricing(
       }
       // A price in bold inside a sentence that states one already ("available for $449/month, paid annually comes to
       // <strong>$4,310/year</strong>") is another price of the same offer.
-      if (sentence && found.label === null && index.contains(sentence.el, found.mark.el)) {
+      // So is the same price in another currency right beside it (a currency switch's hidden side, `<span>$10</span>
+      // <span hidden>€9</span>`).
+      const otherMoney =
+        besideStruck &&
+        sentence !== null &&
+        !sentence.struck &&
+        now.currency !== null &&
+        sentence.plan.currency !== null &&
+        now.currency !== sentence.plan.currency;
+      if (sentence && ((found.label === null && index.contains(sentence.el, found.mark.el)) || otherMoney)) {
         const priced = pricesOf(index, null, [found.mark]);
         if (priced) sentence.plan.prices = [...priceOptions(sentence.plan), ...priced.options];
         continue;
