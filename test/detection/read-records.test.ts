@@ -1194,6 +1194,24 @@ describe("records from the page's own repetition", () => {
     expect(read(elementor).pricing.map((plan) => priceOptionsOf(plan))).toEqual([[9], [29]]);
   });
 
+  it("reads '¥' as the yuan on a page whose language is Chinese, the yen elsewhere", () => {
+    const page = (lang: string) =>
+      extract(
+        `<html lang="${lang}"><body><main><h1>价格</h1><div class="row">` +
+          `<div class="card"><h3>基础版</h3><p class="price">¥99/月</p></div>` +
+          `<div class="card"><h3>专业版</h3><p class="price">¥299/月</p></div></div></main></body></html>`,
+        { url: "https://acme.cn/pricing", contentType: "text/html; charset=utf-8", fetchMethod: "http" },
+      ).pricing.map((plan) => [plan.amount, plan.currency]);
+    expect(page("zh-CN")).toEqual([
+      [99, "CNY"],
+      [299, "CNY"],
+    ]);
+    expect(page("ja")).toEqual([
+      [99, "JPY"],
+      [299, "JPY"],
+    ]);
+  });
+
   it("reads no price from a volume threshold written 'More then €10,000 per month? Contact us'", () => {
     const card = (name: string, price: string, footer: string) =>
       `<div class="col"><div class="card"><h6>${name}</h6><div class="display-2">${price}</div>` +

@@ -5,7 +5,7 @@
  * as feeds. It never throws: odd input yields an Extraction with whatever could be found.
  */
 import { withoutNul } from "../fetch/page-text.js";
-import type { Extraction, Narrative } from "../types.js";
+import type { Extraction, Narrative, PricingPlan } from "../types.js";
 import { EXTRACTOR_VERSION, isPlanRecord } from "../types.js";
 import { extractFeed, looksLikeFeed } from "./feed.js";
 import {
@@ -81,6 +81,17 @@ export function maskedText(lines: string[]): string {
   return out.join("\n");
 }
 
+/**
+ * Prices as the page's language writes them: "¥" is the yuan on a Chinese page (`<html lang="zh-CN">`), the yen
+ * elsewhere (money.ts reads it as JPY; a Japanese page also writes 円, a Chinese one 元).
+ */
+function inPageCurrency(plans: PricingPlan[], lang: string): PricingPlan[] {
+  if (!/^zh\b/i.test(lang.trim())) return plans;
+  const yuan = <T extends { currency: string | null }>(price: T): T =>
+    price.currency === "JPY" ? { ...price, currency: "CNY" } : price;
+  return plans.map((plan) => ({ ...yuan(plan), ...(plan.prices ? { prices: plan.prices.map(yuan) } : {}) }));
+}
+
 function extractHtml(body: string, options: ExtractOptions): Extraction {
   const $ = loadHtml(body);
   // Read before anything is removed: JSON-LD lives in scripts, microdata in <meta>/<link> the boilerplate pass drops,
@@ -106,7 +117,10 @@ function extractHtml(body: string, options: ExtractOptions): Extraction {
   const index = new ElementIndex(bodyNode);
 
   const found = safely(() => extractItems(bodyNode, options.url, index), { items: [], blocks: [] as Element[] });
-  const pricing = safely(() => extractPricing(bodyNode, ld, found.blocks, safely, index), []);
+  const pricing = inPageCurrency(
+    safely(() => extractPricing(bodyNode, ld, found.blocks, safely, index), []),
+    safely(() => $("html").attr("lang") ?? "", ""),
+  );
   // A page that states plans is a pricing page, whatever its og:type says: its text is the main node's, not the one
   // densest block Readability would keep of it.
   const mayBeArticle = pricing.filter(isPlanRecord).length < 2;
