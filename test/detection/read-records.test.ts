@@ -1170,6 +1170,9 @@ describe("records from the page's own repetition", () => {
       expect([free, team(free)]).toEqual([free, 0]);
     // A trial is no price.
     expect(team("Free to try")).not.toBe(0);
+    // An allowance in the card's price place is its price: free, up to so many users.
+    expect(team("Free up to 3 users")).toBe(0);
+    expect(team("Free for up to 3 users")).toBe(0);
   });
 
   it("reads no price a site builder hides for good (Webflow's w-condition-invisible, Elementor's hidden everywhere)", () => {

@@ -139,12 +139,15 @@ function outsideSavings<T extends StatedPrice>(text: string, prices: readonly T[
  * context like any price in running text; its size is no amount.
  */
 const FREE_ALLOWANCE_RE =
-  /\bfirst\s+\d[\d.,]*\s*[\p{L}]*\b[^.!?$€£]{0,60}?\b(?:is|are)\s+(?:always\s+|completely\s+|totally\s+)?free\b|\bfree\s+(?:up\s+to|for\s+the\s+first)\s+\d|\b\d[\d.,]*\s*(?:[KMGT]B|GBs?)\s+(?:of\s+[\p{L} ]{1,30}?\s+)?free\s+(?:each|every|per|a)\s+month\b/iu;
+  /\bfirst\s+\d[\d.,]*\s*[\p{L}]*\b[^.!?$€£]{0,60}?\b(?:is|are)\s+(?:always\s+|completely\s+|totally\s+)?free\b|\bfree\s+(?:(?:for\s+)?up\s+to|for\s+the\s+first)\s+\d|\b\d[\d.,]*\s*(?:[KMGT]B|GBs?)\s+(?:of\s+[\p{L} ]{1,30}?\s+)?free\s+(?:each|every|per|a)\s+month\b/iu;
 
 function freeAllowance(el: Element, text: string, index: ElementIndex): PriceMark | null {
   if (!FREE_ALLOWANCE_RE.test(text)) return null;
   const mark = newMark(el, text, [{ amount: 0, currency: null, period: null, isFree: true }], index, false);
-  return { ...mark, window: text, soft: true, prose: true };
+  // In an element classed as the price and led by "Free" ("Free up to 3 users" where the cards beside it say "$9/mo"),
+  // it is the offer's price: free, with an allowance.
+  const priceOfItsOffer = /^\s*free\b/i.test(text) && priceClassed(el);
+  return { ...mark, window: text, soft: true, prose: !priceOfItsOffer };
 }
 
 export function isStruck(el: Element): boolean {
