@@ -9,6 +9,8 @@
  *   Cirrus CI's prose page): plans, add-ons, usage meters and promotions right, wrong, missed, per layout;
  * - main text: 181 real article pages (scrapinghub/article-extraction-benchmark) scored with the benchmark's own
  *   metric: precision, recall, F1, and the time per page;
+ * - layout invariance: the corpus pages' named records after rewrites of their markup that keep what a visitor reads
+ *   (test/detection/layout-invariance.ts);
  * - pricing-page histories (test/fixtures/pricing-histories/, pages rendered outside git by scripts/corpus/build.ts):
  *   real products' pricing pages at every commit that changed them, scored end to end (extract, diff, classify) per
  *   product: records read per version, real price changes caught, false price events on unchanged pairs, events on
@@ -19,6 +21,7 @@
  * database: `npm run bench -- accuracy` starts none.
  */
 import { parsePrice } from "../src/detection/read/pricing/money.js";
+import { measureLayoutInvariance, type InvarianceScore } from "../test/detection/layout-invariance.js";
 import { measureEngineMainText, type MainTextScore } from "../test/detection/main-text-corpus.js";
 import { scorePriceStrings } from "../test/detection/price-strings-corpus.js";
 import { HELD_OUT_SETS, UNSTUDIED_SETS, type HeldOutSet } from "../scripts/corpus/manifest.js";
@@ -33,6 +36,8 @@ export interface AccuracyResult {
   structured: ClassScore[];
   pricingPages: ClassScore[];
   mainText: Omit<MainTextScore, "perPage">;
+  /** Named records unchanged under rewrites of the corpus pages' markup (test/detection/layout-invariance.ts). */
+  invariance: InvarianceScore[];
   histories: {
     develop: HistoryScore[];
     /** Each held-out set, oldest first; empty unless BENCH_HOLDOUT=1. */
@@ -65,6 +70,12 @@ export function measureAccuracy(): AccuracyResult {
   progress(
     `accuracy: main text of ${mainText.pages} articles: precision ${fixed(mainText.precision, 3)}, recall ${fixed(mainText.recall, 3)}, F1 ${fixed(mainText.f1, 3)}, ${fixed(mainText.msPerPage)} ms per page`,
   );
+  const invariance = measureLayoutInvariance();
+  for (const row of invariance) {
+    progress(
+      `accuracy: layout invariance, ${row.rewrite}: named records the same on ${row.same}/${row.pages} pages, amounts on ${row.sameAmounts}/${row.pages}${row.changed.length > 0 ? ` (changed: ${row.changed.join(", ")}…)` : ""}`,
+    );
+  }
   const histories = {
     develop: scoreHistories("develop"),
     heldOut:
@@ -72,7 +83,7 @@ export function measureAccuracy(): AccuracyResult {
   };
   printHistories("develop", histories.develop);
   for (const { set, scores } of histories.heldOut) printHistories(set, scores);
-  return { prices, structured, pricingPages, mainText, histories };
+  return { prices, structured, pricingPages, mainText, invariance, histories };
 }
 
 /**
@@ -134,7 +145,14 @@ export function historyTotal(scores: HistoryScore[]): HistoryScore {
   };
 }
 
-export function accuracyRows({ prices, structured, pricingPages, mainText, histories }: AccuracyResult): SummaryRow[] {
+export function accuracyRows({
+  prices,
+  structured,
+  pricingPages,
+  mainText,
+  invariance,
+  histories,
+}: AccuracyResult): SummaryRow[] {
   const records = total(structured);
   const pricingRecords = total(pricingPages);
   const historyRows = (set: string, scores: HistoryScore[] | null): SummaryRow[] => {
@@ -171,6 +189,12 @@ export function accuracyRows({ prices, structured, pricingPages, mainText, histo
   return [
     ...historyRows("development", histories.develop),
     ...histories.heldOut.flatMap(({ set, scores }) => historyRows(heldOutLabel(set), scores)),
+    ...invariance.map((row) => ({
+      measurement: `layout invariance, ${row.rewrite}: pages whose named records are the same`,
+      value: `${row.same}/${row.pages} (amounts ${row.sameAmounts}/${row.pages})`,
+      target: "",
+      met: null,
+    })),
     {
       measurement: `real price strings (${prices.total}): wrong amounts`,
       value: `${prices.wrong} wrong, ${prices.right} right, ${prices.none} no price`,
