@@ -4,7 +4,8 @@
  * by an interpreter of its own: the brace dialects (Django, Jinja2, Liquid/Jekyll, Twig) in brace.ts, Markdown pages
  * (plain, MkDocs, MDX, Jekyll) and Eleventy pages (Nunjucks or Liquid over the site's data and layouts) here, Go
  * templates (a Go web service's) in go.ts, Hugo sites (content pages and layouts, on go.ts) in hugo.ts, ERB (Rails,
- * Middleman, Sitepress) in erb.ts; PHP and Handlebars are not read yet.
+ * Middleman, Sitepress) in erb.ts, plain PHP pages (HTML assembled with includes) in php.ts; Handlebars is not read
+ * yet.
  * What only the product's server could compute (a database query, a signed-in visitor's state, a custom tag) renders
  * as nothing.
  */
@@ -14,6 +15,7 @@ import { renderBrace, type BraceDialect, type TemplateSource } from "./brace.js"
 import { renderErbPage } from "./erb.js";
 import { renderGo } from "./go.js";
 import { renderHugoLayout, renderHugoPage } from "./hugo.js";
+import { renderPhp } from "./php.js";
 import {
   dataTree,
   escapeHtml,
@@ -147,6 +149,8 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
         : wrap(renderGo({ path: file, source }, { load: loader(repo, roots), data: { ...context } }), null);
     case "erb":
       return renderErbPage(repo, file, source, context);
+    case "php":
+      return wrap(renderPhp(repo, file, source, context), null);
     default:
       throw new Error(`${file}: the ${dialect} dialect is not read yet (scripts/corpus/render/${dialect}.ts)`);
   }
