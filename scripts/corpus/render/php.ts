@@ -84,24 +84,29 @@ export function split(source: string): Part[] {
 function closing(source: string, from: number): number {
   let i = from;
   while (i < source.length) {
-    const c = source[i]!;
-    if (c === "?" && source[i + 1] === ">") return i;
-    if (c === "'" || c === '"' || c === "`") {
-      i = skipString(source, i);
-      continue;
-    }
-    if (c === "/" && source[i + 1] === "*") {
-      const end = source.indexOf("*/", i + 2);
-      i = end === -1 ? source.length : end + 2;
-      continue;
-    }
-    if ((c === "/" && source[i + 1] === "/") || c === "#") {
-      while (i < source.length && source[i] !== "\n" && !(source[i] === "?" && source[i + 1] === ">")) i++;
-      continue;
-    }
-    i++;
+    if (source[i] === "?" && source[i + 1] === ">") return i;
+    i = skipped(source, i)?.end ?? i + 1;
   }
   return source.length;
+}
+
+/**
+ * The string literal or comment starting at `at`, if one does: where it ends, and whether it is a comment. A line
+ * comment ends at its line's end or at `?>`, as PHP reads it.
+ */
+function skipped(source: string, at: number): { end: number; comment: boolean } | null {
+  const c = source[at]!;
+  if (c === "'" || c === '"' || c === "`") return { end: skipString(source, at), comment: false };
+  if (c === "/" && source[at + 1] === "*") {
+    const end = source.indexOf("*/", at + 2);
+    return { end: end === -1 ? source.length : end + 2, comment: true };
+  }
+  if ((c === "/" && source[at + 1] === "/") || c === "#") {
+    let i = at;
+    while (i < source.length && source[i] !== "\n" && !(source[i] === "?" && source[i + 1] === ">")) i++;
+    return { end: i, comment: true };
+  }
+  return null;
 }
 
 /** The index just after the string literal opening at `at`. */
@@ -128,19 +133,11 @@ export function statements(code: string): string[] {
   };
   while (i < code.length) {
     const c = code[i]!;
-    if (c === "'" || c === '"' || c === "`") {
-      const end = skipString(code, i);
-      current += code.slice(i, end);
-      i = end;
-      continue;
-    }
-    if (c === "/" && code[i + 1] === "*") {
-      const end = code.indexOf("*/", i + 2);
-      i = end === -1 ? code.length : end + 2;
-      continue;
-    }
-    if ((c === "/" && code[i + 1] === "/") || c === "#") {
-      while (i < code.length && code[i] !== "\n") i++;
+    const skip = skipped(code, i);
+    if (skip) {
+      // A string is part of its statement; a comment is dropped.
+      if (!skip.comment) current += code.slice(i, skip.end);
+      i = skip.end;
       continue;
     }
     if (c === "(" || c === "[") depth++;

@@ -119,7 +119,8 @@ function extractHtml(body: string, options: ExtractOptions): Extraction {
   const found = safely(() => extractItems(bodyNode, options.url, index), { items: [], blocks: [] as Element[] });
   const pricing = inPageCurrency(
     safely(() => extractPricing(bodyNode, ld, found.blocks, safely, index), []),
-    safely(() => $("html").attr("lang") ?? "", ""),
+    // The root's children, not a search of the whole page (parse5 always builds the html element there).
+    safely(() => $.root().children("html").attr("lang") ?? "", ""),
   );
   // A page that states plans is a pricing page, whatever its og:type says: its text is the main node's, not the one
   // densest block Readability would keep of it.
