@@ -1318,6 +1318,76 @@ describe("offers listed line by line", () => {
 });
 
 describe("plans as sections of a document", () => {
+  it("reads plans stated as bold lines or headings 'Name: price' over their feature lists, the free one too", () => {
+    const features = "<ul><li>Your own username.</li><li>Replies to other posts.</li></ul>";
+    const bold = (line: string) => `<p><strong>${line}</strong></p>${features}`;
+    const page = `<p>Here's how the plans work.</p>${bold("Basics: free")}${bold("Cross-posting: $2/month")}${bold(
+      "Hosted microblog: $5/month",
+    )}<p>Thanks for supporting us!</p>`;
+    expect(read(page).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Basics", 0],
+      ["Cross-posting", 2],
+      ["Hosted microblog", 5],
+    ]);
+    const headed =
+      `<h2>Basics: free</h2>${features}<h2>Hosted microblog: $5/month</h2>${features}` +
+      `<h2>Premium: podcasting, video, and bookmarks: $10/month</h2>${features}` +
+      `<h2>Yearly pricing</h2><p>It's $50/year for a hosted microblog.</p>`;
+    const plans = read(headed).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Basics", 0],
+      ["Hosted microblog", 5],
+      ["Premium", 10],
+      ["Yearly pricing", 50],
+    ]);
+    // A heading that prices its plan in words is the plan's line, not the section of the plans after it.
+    expect(plans.map((plan) => plan.context ?? null)).toEqual([null, null, null, null]);
+  });
+
+  it("reads a heading that names its offer and prices it in words ('1. Shared Agora: name your price')", () => {
+    const card = (name: string, price: string) =>
+      `<div class="card"><h4>${name}</h4><h1>${price} <small>/ month</small></h1><ul><li>Support</li></ul></div>`;
+    const page =
+      `<h1>A solution for everyone</h1><div class="container"><h2>1. Shared Agora: name your price</h2>` +
+      `<p>You can give what you like to use the shared server.</p><p>It is funded through donations.</p></div>` +
+      `<h2>2. Dedicated Agora</h2><div class="deck">${card("Standard", "40€")}${card("Supporter", "80€")}</div>`;
+    expect(read(page).pricing.map((plan) => [plan.name, plan.amount, plan.currency])).toEqual([
+      ["Shared Agora", null, null],
+      ["Standard", 40, "EUR"],
+      ["Supporter", 80, "EUR"],
+    ]);
+  });
+
+  it("reads a comparison's head cell named free beside head cells that state their price as a free plan", () => {
+    const page =
+      `<table><tr><th></th><th>Free &amp; Open Source</th><th>Commercial License<br>$25/mo</th>` +
+      `<th>Commercial License + SLA<br>$40/mo</th></tr><tr><td>License</td><td>GPL v3</td><td>Commercial</td>` +
+      `<td>Commercial</td></tr></table>`;
+    expect(read(page).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Free & Open Source", 0],
+      ["Commercial License", 25],
+      ["Commercial License + SLA", 40],
+    ]);
+  });
+
+  it("reads 'then $9 per additional user' in a card as the plan's add-on, apart from '$9 per additional website'", () => {
+    const card = (name: string, price: number, lines: string) =>
+      `<div class="plan"><h3>${name}</h3><div class="amount">$${price}/month</div>` +
+      `<p>Includes your first 5 users, then $9 per additional user.</p><ul>${lines}</ul></div>`;
+    const page = (sites: string) =>
+      `<div class="plans">${card("Starter", 29, `<li>${sites}</li><li>Support</li>`)}${card("Pro", 749, "<li>Support</li>")}</div>`;
+    const before = page("5 sites, then $9 per additional website");
+    expect(read(before).pricing.map((plan) => [plan.name, plan.amount, plan.kind ?? "plan"])).toEqual([
+      ["Starter", 29, "plan"],
+      ["Additional user (Starter)", 9, "addon"],
+      ["Additional website (Starter)", 9, "addon"],
+      ["Pro", 749, "plan"],
+      ["Additional user (Pro)", 9, "addon"],
+    ]);
+    const priced = pricingEvents(events(before, page("10 sites"))).filter((event) => !event.tags.includes("features"));
+    expect(priced.map((event) => event.title)).toEqual(['Acme removed its price "Additional website (Starter)"']);
+  });
+
   it("tells a plan of a later tab's pane from the first pane's plan of the same name, even at the same price", () => {
     const card = (name: string, price: string) =>
       `<div class="card"><p class="plan-type">${name}</p><h3>${price}</h3><p>per user / month</p><ul><li>SSO</li></ul></div>`;

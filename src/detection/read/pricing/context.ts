@@ -6,7 +6,7 @@
  */
 import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
-import { isFootnote, onRequestHeading, softAmount, softMark, type PriceMark } from "./marks.js";
+import { isFootnote, labelledSoftLine, onRequestHeading, softMark, type PriceMark } from "./marks.js";
 import { firstPriceIndex } from "./money.js";
 import { nameText, plausibleName } from "./names.js";
 
@@ -26,7 +26,7 @@ const BLOCK_MAX_CHARS = 400;
 const LABELLED_TAGS = new Set(["dd", "p", "div", "span"]);
 /** Words that lead into a price rather than name it: "Pro costs", "Extra seats are", "starting at", "is about". */
 const LEAD_IN_RE =
-  /(?:^|\s+)(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|will\s+be|comes\s+to|including|includes|include|incl\.?|with|about|around|approximately|roughly|approx\.?|currently|now|kostet|kosten|ab|für|à|pour|de)(?:\s+(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|including|includes|with|about|around|approximately|roughly))*\s*$/i;
+  /(?:^|\s+)(?:costs?|is|are|was|were|at|for|from|only|just|then|starting|starts|start|priced|billed|of|per|will\s+be|comes\s+to|including|includes|include|incl\.?|with|about|around|approximately|roughly|approx\.?|currently|now|kostet|kosten|ab|für|à|pour|de)(?:\s+(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|including|includes|with|about|around|approximately|roughly))*\s*$/i;
 /** The words before an amount a plan includes ("including $5 of usage"). */
 const INCLUDED_RE = /\b(?:including|includes|include|incl\.?)\s*$/i;
 const ARTICLE_RE = /^(?:the|our|a|an|your|each|every|all)\s+/i;
@@ -49,7 +49,13 @@ function textBefore(block: Element, el: Element, markText: string): string {
   }
   let out = "";
   const walk = (node: AnyNode): boolean => {
-    if (node === el) return true;
+    if (node === el) {
+      // The words of the price's own element before its amount ("<p><strong>Cross-posting: $2/month</strong></p>").
+      const own = collapse(textContent(el));
+      const at = firstPriceIndex(own);
+      if (at !== null && at > 0) out += ` ${own.slice(0, at)}`;
+      return true;
+    }
     if (node.type === "text") out += (node as { data: string }).data;
     else if (isElement(node)) {
       if (/^(?:br|div|p|li|td|th|dd|dt|tr)$/.test(tagName(node))) out += " ";
@@ -61,17 +67,37 @@ function textBefore(block: Element, el: Element, markText: string): string {
   return collapse(out);
 }
 
+/** The words before a price that goes beyond an allowance: "5 sites, then". */
+const THEN_RE = /\bthen\s*$/i;
+
+/** "It's $50/year", "That is $5": a sentence's subject that points elsewhere, no name. */
+const PRONOUN_RE = /^(?:it|this|that|these|those|which|they|there|here)(?:['’]s|['’]re)?$/i;
+
 /** A label of `text` (the words before a price on its line), or null when they do not name anything. */
 function labelOf(text: string): string | null {
   const cleaned = text
     .replace(/[\s:：–—|=(-]+$/, "")
     .replace(LEAD_IN_RE, "")
-    .replace(/[\s:：–—|=(-]+$/, "")
+    .replace(/[\s,:：–—|=(-]+$/, "")
     .replace(ARTICLE_RE, "");
   // The last sentence or clause before the price; one that ends a sentence ("…if you need other options (e.g. IBAN
   // transfer).") is the text before the price's block, not its label.
   const clause = cleaned.split(/(?<=[.!?;])\s+/).pop() ?? "";
-  return plausibleName(clause) && !/[.!?;]\)?$/.test(clause) ? clause : null;
+  // "Includes your first 5 users, then $9 per additional user": what the offer includes, not a name.
+  if (/[.!?;]\)?$/.test(clause) || PRONOUN_RE.test(clause) || /^(?:includes?|including|comes\s+with)\b/i.test(clause))
+    return null;
+  const named = namedHead(clause);
+  return named ?? (plausibleName(clause) ? clause : null);
+}
+
+/**
+ * "Premium: podcasting, video, and bookmarks: $10/month": a name, a colon, and a list of what the offer holds; the name.
+ * Null when the words after the colon are no list.
+ */
+export function namedHead(words: string): string | null {
+  const match = /^([^:：]{2,40}?)\s*[:：]\s+(.+)$/.exec(words);
+  if (!match || !/,/.test(match[2]!)) return null;
+  return plausibleName(match[1]!) && !sentenceAboutPrice(match[1]!) ? match[1]! : null;
 }
 
 export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed: Set<PriceMark>): ContextRecord[] {
@@ -92,6 +118,8 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
     if (isHeading(mark.el))
       return (
         mark.options[0]!.amount === 0 ||
+        // "Basics: free", "Shared Agora: name your price": a heading that names its offer and its price in words.
+        mark.lead !== undefined ||
         onRequestHeading(mark.el, index) ||
         // "### Enterprise" over "Send us an email…", among headings of that level that open with a price.
         (pricedHeadings.has(tagName(mark.el)) && onRequestHeading(mark.el, index, { contactOnly: true }))
@@ -115,7 +143,7 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
     if (isHeading(el) && !index.contains(el, open[next]!.el)) {
       // A heading that states a price ("$18 per month" over a plan's column) names no section.
       const text = index.visibleChars(el) <= 120 ? nameText(el) : "";
-      if (text && firstPriceIndex(text) === null) heading = text;
+      if (text && firstPriceIndex(text) === null && !labelledSoftLine(text)) heading = text;
     }
   }
   while (next < open.length) sections.set(open[next++]!, heading);
@@ -140,7 +168,8 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
     })
     .map((mark) => {
       // An offer that is its own heading ("1. Free plan", "Enterprise pricing" priced on request) is that section.
-      if (mark.soft && isHeading(mark.el)) return { mark, label: null, section: offerHeadingName(mark.text) };
+      if (mark.soft && isHeading(mark.el))
+        return { mark, label: null, section: offerHeadingName(mark.lead ?? mark.text) };
       // A free allowance stated in a sentence ("Your first 50 GBs transferred each month are free") is named as one,
       // apart from the prices its section's sentences state.
       if (mark.soft && mark.prose) return { mark, label: "Free allowance", section: sections.get(mark) ?? null };
@@ -174,8 +203,14 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
       // "You won't be charged for the $5/month Hobby plan…": a price on a line that a plan's name follows is that plan's,
       // whatever the sentence around it says.
       label = planAfter(mark.text) ?? label;
-      // "$150 per additional project": what the price is for is written after it.
-      label ??= afterLabel(mark.window);
+      // "$150 per additional project": what the price is for is written after it, and it names the price over the
+      // allowance before it ("5 sites, then $9 per additional website").
+      const after = afterLabel(mark.text) ?? afterLabel(mark.window);
+      if (
+        after !== null &&
+        (label === null || THEN_RE.test(mark.lead ?? mark.text.slice(0, firstPriceIndex(mark.text) ?? 0)))
+      )
+        label = after;
       return { mark, label, section: sections.get(mark) ?? null };
     })
     .filter((found) => !(found.section && NOT_OFFERED_RE.test(found.section)));
@@ -184,33 +219,50 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
   );
 }
 
-/** "Hobby — free", "Enterprise: contact us": a label of a few words, a colon or a dash, and a price in words. */
-const LABELLED_SOFT_RE = /^([^:–—-]{1,30}?)\s*(?::|\s[–—-]\s|[–—])\s*(.{1,40})$/;
-
 /**
- * The lines of a list beside its labelled prices ("Pro — $20/user/month") that price their offer in words: "Hobby —
- * free" at 0, "Enterprise — contact us" without an amount, named by their label, under the same section.
+ * The lines beside labelled prices ("Pro — $20/user/month") that price their offer in words: "Hobby — free" at 0,
+ * "Enterprise — contact us" without an amount, named by their label, under the same section. Lines are a list's items,
+ * or headings of one level, or bold lines ("**Basics: free**" over its feature list, beside "**Cross-posting:
+ * $2/month**") under one parent.
  */
 function labelledSoftLines(index: ElementIndex, marks: PriceMark[], found: ContextRecord[]): ContextRecord[] {
-  const lists = new Map<Element, string | null>();
+  const parents = new Map<Element, { kind: string; section: string | null }>();
   for (const { mark, label, section } of found) {
-    const item = mark.soft || label === null ? null : listItemOf(mark.el);
-    if (item?.parent && isElement(item.parent) && !lists.has(item.parent)) lists.set(item.parent, section);
+    const line = mark.soft || label === null ? null : lineOf(mark.el);
+    const parent = line?.el.parent;
+    if (line && parent && isElement(parent) && !parents.has(parent)) parents.set(parent, { kind: line.kind, section });
   }
-  if (lists.size === 0) return [];
-  const priced = new Set(marks.map((mark) => listItemOf(mark.el)).filter((item) => item !== null));
+  if (parents.size === 0) return [];
+  const priced = new Set(marks.map((mark) => lineOf(mark.el)?.el).filter((line) => line !== undefined));
   const out: ContextRecord[] = [];
-  for (const [list, section] of lists) {
-    for (const item of list.children) {
-      if (!isElement(item) || tagName(item) !== "li" || priced.has(item) || index.visibleChars(item) > 80) continue;
-      const line = LABELLED_SOFT_RE.exec(collapse(textContent(item)));
-      const amount = line ? softAmount(line[2]!) : undefined;
-      const label = line ? labelOf(line[1]!) : null;
-      if (amount === undefined || label === null) continue;
-      out.push({ mark: { ...softMark(item, line![2]!, amount), lead: line![1]! }, label, section });
+  for (const [parent, { kind, section }] of parents) {
+    for (const child of parent.children) {
+      if (!isElement(child) || priced.has(child) || index.visibleChars(child) > 80) continue;
+      if (lineOf(child)?.kind !== kind) continue;
+      const line = labelledSoftLine(collapse(textContent(child)));
+      const label = line ? labelOf(line.label) : null;
+      if (!line || label === null) continue;
+      out.push({ mark: { ...softMark(child, line.words, line.amount), lead: line.label }, label, section });
     }
   }
   return out;
+}
+
+/**
+ * The line a price's element is, or sits in (two levels up at most), and its kind: a list item, a heading (by its
+ * level), or a bold line (a paragraph whose text is all one `strong`).
+ */
+function lineOf(el: Element): { el: Element; kind: string } | null {
+  for (let node: AnyNode | null = el, depth = 0; node && isElement(node) && depth < 3; node = node.parent, depth++) {
+    const tag = tagName(node);
+    if (tag === "li" || isHeading(node)) return { el: node, kind: tag };
+    if (tag === "p" || tag === "div") {
+      const children = node.children.filter((child) => isElement(child) || collapse(textContent(child)) !== "");
+      const only = children.length === 1 && isElement(children[0]!) ? children[0] : null;
+      return only && /^(?:strong|b)$/.test(tagName(only)) ? { el: node, kind: `${tag}>bold` } : null;
+    }
+  }
+  return null;
 }
 
 /**
@@ -338,7 +390,8 @@ const AFTER_LABEL_RE =
   /^[^\p{L}]*(?:\p{Sc}|[A-Z]{3})?[\d.,'\s]*(?:\p{Sc}|[A-Z]{3})?\s*(?:\/|per|for\s+each|for\s+every|each)\s+((?:additional|extra)\s+[\p{L}-]+(?:\s+[\p{L}-]+)?)/iu;
 
 export function afterLabel(window: string): string | null {
-  const match = AFTER_LABEL_RE.exec(window);
+  // From the price on: the words of its line before it ("Includes your first 5 users, then") say nothing of it.
+  const match = AFTER_LABEL_RE.exec(window.slice(firstPriceIndex(window) ?? 0));
   if (!match) return null;
   const label = match[1]!.replace(/\s+(?:per|a|an|each|in|on|of|for|month|year|monthly|yearly)$/i, "");
   return plausibleName(label) ? label.charAt(0).toUpperCase() + label.slice(1) : null;

@@ -471,10 +471,15 @@ class Readings {
     } else addPlan(this.plans, plan);
   }
 
-  /** A record read under `section` already shows this price. */
-  shows(section: string | null, option: PriceOption): boolean {
+  /**
+   * A record read under `section` already shows this price; with a `label` (what the price says it is for, "$9 per
+   * additional website"), a record that bears it: "Additional user" at $9 shows no price per additional website.
+   */
+  shows(section: string | null, option: PriceOption, label: string | null = null): boolean {
+    const named = label === null || priceRowLabel(label) ? null : asWords(label);
     for (const [key, plan] of this.plans) {
       if ((this.sections.get(key) ?? null) !== section) continue;
+      if (named !== null && !asWords(plan.name).includes(named)) continue;
       if (priceOptions(plan).some((o) => sameOption(o, option)) || plan.promo_amount === option.amount) return true;
     }
     return false;
@@ -608,8 +613,10 @@ export function extractPricing(
       });
       // A price per unit of use beside the plan's own price ("$130 / GB memory per month" under "$1550 / month") is
       // a meter the plan sells, a record of its own, not another option of the plan's price; so is a price written
-      // as an increment per something ("+ $10 per extra seat" under "$49/mo"), an add-on.
-      const extra = (mark: PriceMark) => mark.increment && METER_UNIT_RE.test(mark.text);
+      // as an increment per something ("+ $10 per extra seat" under "$49/mo") or per additional something ("then $9
+      // per additional user"), an add-on.
+      const extra = (mark: PriceMark) =>
+        (mark.increment && METER_UNIT_RE.test(mark.text)) || afterLabel(mark.text) !== null;
       const meters = labelled.filter((mark) => !mark.soft && (usageUnit(mark.text) !== null || extra(mark)));
       const own =
         meters.length > 0 && meters.length < labelled.filter((mark) => !mark.soft).length
@@ -644,7 +651,10 @@ export function extractPricing(
         const metered = pricesOf(index, null, [meter]);
         if (!metered) continue;
         claimed.add(meter);
-        const label = METER_UNIT_RE.exec(meter.text)?.[1]?.trim() ?? usageUnit(meter.text)!;
+        const label =
+          (meter.increment ? null : afterLabel(meter.text)) ??
+          METER_UNIT_RE.exec(meter.text)?.[1]?.trim() ??
+          usageUnit(meter.text)!;
         const kind = usageUnit(meter.text) !== null ? "usage" : "addon";
         readings.add(planFrom(`${label} (${name})`, metered, "card", [], kind), section, index.at(meter.el));
       }
@@ -775,7 +785,7 @@ export function extractPricing(
       // Without a label, a list's line tells a copy from another offer at the same price ("…for Linux for 5 compute
       // credits", "…for FreeBSD for 5 compute credits").
       const first = found.mark.options[0]!;
-      if (readings.shows(found.section, first)) continue;
+      if (readings.shows(found.section, first, afterLabel(found.mark.text))) continue;
       const line = found.label === null && listItemOf(found.mark.el) ? `“${found.mark.text}”` : found.label;
       const id = priceId(found.section, line, first);
       if (shown.has(id)) continue;

@@ -506,6 +506,11 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
       const words = isHeading(el) ? text.replace(/^\d{1,2}[.)]\s+/, "") : text;
       const soft = onRequest ? null : softAmount(words);
       if (soft !== undefined) mark = softMark(el, text, soft);
+      else if (isHeading(el)) {
+        // A heading that names its offer and prices it in words ("1. Shared Agora: name your price").
+        const line = labelledSoftLine(words);
+        if (line && plausibleName(line.label)) mark = { ...softMark(el, text, line.amount), lead: line.label };
+      }
     }
     if (mark) {
       marks.push(mark);
@@ -524,6 +529,16 @@ function calculationResult(el: Element): boolean {
   while (previous && previous.type === "text" && (previous as { data: string }).data.trim() === "")
     previous = previous.prev;
   return previous?.type === "text" && /=\s*$/.test((previous as { data: string }).data);
+}
+
+/** "Hobby — free", "Enterprise: contact us": a label of a few words, a colon or a dash, and a price in words. */
+const LABELLED_SOFT_RE = /^([^:–—-]{1,30}?)\s*(?::|\s[–—-]\s|[–—])\s*(.{1,40})$/;
+
+/** A line that prices its label in words ("Basics: free", "Shared Agora: name your price"), or null. */
+export function labelledSoftLine(text: string): { label: string; words: string; amount: 0 | null } | null {
+  const line = LABELLED_SOFT_RE.exec(text);
+  const amount = line ? softAmount(line[2]!) : undefined;
+  return line && amount !== undefined ? { label: line[1]!, words: line[2]!, amount } : null;
 }
 
 /** What a whole text prices without a number: 0 for "Free", null for "Contact us", undefined for anything else. */

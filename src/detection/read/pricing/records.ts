@@ -11,11 +11,11 @@
  */
 import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
-import { softAmount, softMark, type PriceMark } from "./marks.js";
+import { labelledSoftLine, softAmount, softMark, type PriceMark } from "./marks.js";
 import { shapeOf } from "./grids.js";
 import { tabsByPane } from "./tabs.js";
 import { firstPriceIndex } from "./money.js";
-import { sentenceAboutPrice } from "./context.js";
+import { namedHead, sentenceAboutPrice } from "./context.js";
 import { hasOwnText, nameCandidates, nameText, plausibleName, type NameCandidate } from "./names.js";
 
 export interface FoundRecord {
@@ -86,7 +86,8 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
       numbers[at] = 0;
     }
     holdsRecord[i] = 1;
-    records.push(...unstatedSiblings(index, children, set));
+    const unstated = unstatedSiblings(index, children, set);
+    records.push(...unstated, ...freeNamedSiblings(index, children, [...set, ...unstated]));
   }
   records.push(...twins(index, records, open, holdsRecord));
   records.push(...unpricedTwins(index, records));
@@ -245,9 +246,9 @@ export function contactRecords(
       if (taken.has(block) || holdsNumber(block) || holdsRecord(block) || index.visibleChars(block) > MAX_CONTACT_CHARS)
         break;
       if (!block.parent || !near.has(block.parent)) continue;
-      const name = nameCandidates(index, block, index.at(mark.el), holdsNumber).find((candidate) =>
-        isHeading(candidate.el),
-      );
+      const name =
+        selfNamed(mark) ??
+        nameCandidates(index, block, index.at(mark.el), holdsNumber).find((candidate) => isHeading(candidate.el));
       if (!name) break;
       taken.add(block);
       found.push({ el: block, nameEl: name.el, name: name.name, marks: [mark], setSize: 1 });
@@ -265,6 +266,13 @@ function inSentence(el: Element): boolean {
     if (siblings.some(isElement)) return false;
   }
   return false;
+}
+
+/** A heading that names its offer and prices it in words ("Shared Agora: name your price"): its name. */
+function selfNamed(mark: PriceMark): NameCandidate | null {
+  return mark.soft && mark.lead !== undefined && isHeading(mark.el)
+    ? { el: mark.el, name: mark.lead, score: 0, slot: "soft" }
+    : null;
 }
 
 /** A name that says the plan is free: "Free Push", "Free", "Gratis". */
@@ -346,6 +354,34 @@ function unstatedSiblings(index: ElementIndex, siblings: Element[], set: FoundRe
     if (said === undefined && (featureRows || inRunningText(nameEl) || inRunningText(place))) continue;
     named.add(name.toLowerCase());
     found.push({ el: sibling, nameEl, name, marks: [softMark(place, text, said ?? null)], setSize: set.length });
+  }
+  return found;
+}
+
+/** How much a sibling that is only a name may say: a column's head cell, not a card. */
+const MAX_NAME_ONLY_CHARS = 40;
+
+/**
+ * A sibling of the set's records, of their tag and classes, that is only a name saying the offer is free (a comparison
+ * table's head cell "Free & Open Source" beside "Commercial License $25/mo": a free plan at 0), or a name and its price
+ * in words ("**Basics: free**" beside "**Cross-posting: $2/month**", "Enterprise — contact us").
+ */
+function freeNamedSiblings(index: ElementIndex, siblings: Element[], set: FoundRecord[]): FoundRecord[] {
+  const shapes = new Set(set.map((record) => shapeOf(record.el)));
+  const inSet = new Set(set.map((record) => record.el));
+  const named = new Set(set.map((record) => record.name.toLowerCase()));
+  const found: FoundRecord[] = [];
+  for (const sibling of siblings) {
+    if (inSet.has(sibling) || !shapes.has(shapeOf(sibling))) continue;
+    if (index.visibleChars(sibling) > MAX_NAME_ONLY_CHARS) continue;
+    const text = nameText(sibling);
+    const line = labelledSoftLine(text);
+    const name = line ? line.label : text;
+    if (!(line || FREE_PLAN_NAME_RE.test(name)) || /\d/.test(name) || !plausibleName(name)) continue;
+    if (named.has(name.toLowerCase())) continue;
+    named.add(name.toLowerCase());
+    const mark = softMark(sibling, line ? line.words : name, line ? line.amount : 0);
+    found.push({ el: sibling, nameEl: sibling, name, marks: [mark], setSize: set.length });
   }
   return found;
 }
@@ -472,7 +508,10 @@ function recordSet(
       // A subtree holding records of its own is a record only when its own price stands before them (a card's price
       // above its priced feature list), not after them (a section's footnote below its cards).
       if (holdsRecord[index.at(el)] && !ownPriceFirst(index, el, first, holdsRecord)) continue;
-      const candidates = nameCandidates(index, el, index.at(first.el), holdsPrice, { priced: !first.soft });
+      const self = selfNamed(first);
+      const candidates = self
+        ? [self]
+        : nameCandidates(index, el, index.at(first.el), holdsPrice, { priced: !first.soft });
       // A line that names its price in bold before it ("<li><strong>Hobby</strong>: $5 / mo</li>"): the bold words.
       // A short line or cell whose text opens with a name before its price, the name no element of its own
       // ("<th>Pro<br><span>$12/mo</span></th>", "<p>IAA Fee (yearly) <span>$0</span></p>"): those words, unless they
@@ -637,7 +676,7 @@ function priceLead(text: string): string | null {
     .slice(0, at)
     .replace(/[\s:：–—|-]+$/, "")
     .trim();
-  return plausibleName(lead) ? lead : null;
+  return plausibleName(lead) ? (namedHead(lead) ?? lead) : null;
 }
 
 /** How long a line named by the words before its price may be: a name and a price, not a paragraph. */
