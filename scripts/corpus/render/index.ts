@@ -4,8 +4,8 @@
  * by an interpreter of its own: the brace dialects (Django, Jinja2, Liquid/Jekyll, Twig) in brace.ts, Markdown pages
  * (plain, MkDocs, MDX, Jekyll) and Eleventy pages (Nunjucks or Liquid over the site's data and layouts) here, Go
  * templates (a Go web service's) in go.ts, Hugo sites (content pages and layouts, on go.ts) in hugo.ts, ERB (Rails,
- * Middleman, Sitepress) in erb.ts, plain PHP pages (HTML assembled with includes) in php.ts; Handlebars is not read
- * yet.
+ * Middleman, Sitepress) in erb.ts, plain PHP pages (HTML assembled with includes) in php.ts, reStructuredText pages
+ * (Sphinx, docutils) in rst.ts; Handlebars is not read yet.
  * What only the product's server could compute (a database query, a signed-in visitor's state, a custom tag) renders
  * as nothing.
  */
@@ -16,6 +16,7 @@ import { renderErbPage } from "./erb.js";
 import { renderGo } from "./go.js";
 import { renderHugoLayout, renderHugoPage } from "./hugo.js";
 import { renderPhp } from "./php.js";
+import { renderRst } from "./rst.js";
 import {
   dataTree,
   escapeHtml,
@@ -29,7 +30,17 @@ import {
   type Value,
 } from "./values.js";
 
-export type Dialect = BraceDialect | "markdown" | "jekyll" | "eleventy" | "hugo" | "go" | "erb" | "php" | "html";
+export type Dialect =
+  | BraceDialect
+  | "markdown"
+  | "jekyll"
+  | "eleventy"
+  | "hugo"
+  | "go"
+  | "erb"
+  | "php"
+  | "rst"
+  | "html";
 
 export interface RenderOptions {
   /** The dialect, when the file's extension and content do not tell it. */
@@ -105,6 +116,7 @@ export function detectDialect(repo: RepoAtCommit, file: string, source: string):
   )
     return "hugo";
   if ([".md", ".markdown", ".mdx", ".mkd"].includes(ext)) return jekyll ? "jekyll" : "markdown";
+  if ([".rst", ".rest"].includes(ext)) return "rst";
   if ([".erb", ".markerb", ".eex", ".heex", ".leex"].includes(ext)) return "erb";
   if (ext === ".php") return "php";
   if (jekyll && /^\uFEFF?---\s*\n/.test(source)) return "jekyll";
@@ -151,6 +163,10 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
       return renderErbPage(repo, file, source, context);
     case "php":
       return wrap(renderPhp(repo, file, source, context), null);
+    case "rst": {
+      const page = renderRst(repo, file, source, context);
+      return wrap(page.html, page.title);
+    }
     default:
       throw new Error(`${file}: the ${dialect} dialect is not read yet (scripts/corpus/render/${dialect}.ts)`);
   }
