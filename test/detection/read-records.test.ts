@@ -1370,6 +1370,43 @@ describe("plans as sections of a document", () => {
     ]);
   });
 
+  it("reads offers stacked in one column, each price line named by the line before it, the free one too", () => {
+    const column = (name: string, price: number) =>
+      `<ul><li class="package">${name}</li><li class="price"><sup>$</sup> <span>${price}</span> / month</li>` +
+      `<li>Daily backups</li><li class="buy"><a href="#">Sign Up</a></li></ul>`;
+    const page =
+      `<div class="table">${column("Hamlet", 100)}${column("Village", 250)}<ul class="other">` +
+      `<li class="package">Developer's Edition</li><li class="price"><span>Free & Open Source</span></li>` +
+      `<li class="buy"><a href="https://github.com/">Github</a></li>` +
+      `<li class="package">Non-profit Organizations</li><li class="price"><sup>$</sup> <span>20</span> / month</li>` +
+      `<li class="buy"><a href="#">Sign Up</a></li><li class="package">On-site Installation</li>` +
+      `<li class="price"><sup>$</sup> <span>100</span> +</li><li class="buy"><a href="mailto:x@acme.com">Contact Us</a></li>` +
+      `</ul></div>`;
+    expect(read(page).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Hamlet", 100],
+      ["Village", 250],
+      ["Developer's Edition", 0],
+      ["Non-profit Organizations", 20],
+      ["On-site Installation", 100],
+    ]);
+  });
+
+  it("reads a table's first column as a plan when its head names one and its cell states a price", () => {
+    const page = (village: string) =>
+      `<table><tr><th><h3>Village</h3><p>for small groups</p></th><th><h3>City</h3><p>for businesses</p></th>` +
+      `<th><h3>Metropolis</h3><p>for larger organizations</p></th></tr><tr><td><sup>$</sup>${village} / month</td>` +
+      `<td><sup>$</sup>750 / month</td><td><a href="#contact">Contact Us</a></td></tr>` +
+      `<tr><td>Up to 2 million page views</td><td>Up to 10 million page views</td><td>Above that</td></tr></table>`;
+    expect(read(page("250")).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Village", 250],
+      ["City", 750],
+      ["Metropolis", null],
+    ]);
+    expect(pricingEvents(events(page("250"), page("300"))).map((event) => event.title)).toEqual([
+      "Acme raised Village from $250 to $300/month",
+    ]);
+  });
+
   it("reads 'then $9 per additional user' in a card as the plan's add-on, apart from '$9 per additional website'", () => {
     const card = (name: string, price: number, lines: string) =>
       `<div class="plan"><h3>${name}</h3><div class="amount">$${price}/month</div>` +

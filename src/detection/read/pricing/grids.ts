@@ -9,6 +9,7 @@ import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, typ
 import type { ElementIndex } from "../../parse/tree.js";
 import type { PriceMark } from "./marks.js";
 import { hasOwnText, nameText, plausibleName, priceColumnLabel, priceRowLabel } from "./names.js";
+import { firstPriceIndex } from "./money.js";
 import { isTabList } from "./tabs.js";
 
 export interface GridRecord {
@@ -147,7 +148,9 @@ function headerRow(row: Element, rows: Element[]): boolean {
 function rowLabel(row: Element, cell: Element): string {
   const first = row.children.find(isElement);
   if (!first || first === cell) return "";
-  if (collapse(textContent(first)).length > 80) return "";
+  const text = collapse(textContent(first));
+  // A first cell that states a price is a plan's column, not the row's label.
+  if (text.length > 80 || firstPriceIndex(text) !== null) return "";
   return nameText(first);
 }
 
@@ -312,7 +315,7 @@ export function findGridRecords(
       let columns = columnsOf.get(table);
       if (!columns) columnsOf.set(table, (columns = tableColumns(rows)));
       const position = columns.get(cell);
-      if (!position || position.column === 0) continue;
+      if (!position) continue;
       let positions = rowIndex.get(rows);
       if (!positions) rowIndex.set(rows, (positions = new Map(rows.map((r, k) => [r, k]))));
       const at = positions.get(row) ?? -1;
@@ -320,6 +323,9 @@ export function findGridRecords(
         if (!headerRow(rows[r]!, rows)) continue;
         const names = header(rows[r]!, columns);
         const nameEl = names?.get(position.column);
+        // The first column is the rows' labels, unless its head names a plan as the others do ("Village | City |
+        // Metropolis" over "$250 / month | $750 / month | Contact Us"): a label column never states a price.
+        if (position.column === 0 && (!nameEl || priceColumnLabel(nameText(nameEl)))) break;
         if (names && nameEl) {
           // A head cell spanning the first few columns ("Size" over "shared-cpu-1x | 10GB volumes | 256MB RAM"): the
           // row is named by all of them.

@@ -73,7 +73,7 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
     holdsRecord[i] = holds;
     const priced = children.filter((child) => free[index.at(child)]! > 0 && !recordAt.has(index.at(child)));
     if (priced.length < 2) continue;
-    const set = recordSet(index, priced, holdsPrice, holdsRecord, open);
+    const set = recordSet(index, priced, holdsPrice, holdsRecord, open, (at) => recordAt.has(at));
     if (set.length < 2) continue;
     for (const record of set) {
       open.take(record.marks);
@@ -86,7 +86,12 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
       numbers[at] = 0;
     }
     holdsRecord[i] = 1;
-    const unstated = unstatedSiblings(index, children, set);
+    // A sibling holding a set of its own (offers stacked in one column) is no offer without a price.
+    const unstated = unstatedSiblings(
+      index,
+      children.filter((child) => holdsRecord[index.at(child)] !== 1),
+      set,
+    );
     records.push(...unstated, ...freeNamedSiblings(index, children, [...set, ...unstated]));
   }
   records.push(...twins(index, records, open, holdsRecord));
@@ -370,18 +375,29 @@ function freeNamedSiblings(index: ElementIndex, siblings: Element[], set: FoundR
   const shapes = new Set(set.map((record) => shapeOf(record.el)));
   const inSet = new Set(set.map((record) => record.el));
   const named = new Set(set.map((record) => record.name.toLowerCase()));
+  const model = set[0];
+  const namedFromBefore =
+    model && model.nameEl !== model.el && previousElementSibling(model.el) === model.nameEl
+      ? shapeOf(model.nameEl)
+      : null;
   const found: FoundRecord[] = [];
   for (const sibling of siblings) {
     if (inSet.has(sibling) || !shapes.has(shapeOf(sibling))) continue;
     if (index.visibleChars(sibling) > MAX_NAME_ONLY_CHARS) continue;
     const text = nameText(sibling);
     const line = labelledSoftLine(text);
-    const name = line ? line.label : text;
-    if (!(line || FREE_PLAN_NAME_RE.test(name)) || /\d/.test(name) || !plausibleName(name)) continue;
+    // In a set whose price lines are named by the line before each, the free one is too ("Developer's Edition" over
+    // "Free & Open Source").
+    const before = namedFromBefore ? previousElementSibling(sibling) : null;
+    const nameEl = before && shapeOf(before) === namedFromBefore ? before : sibling;
+    const name = line ? line.label : nameEl === sibling ? text : nameText(nameEl);
+    if (nameEl !== sibling && !FREE_PLAN_NAME_RE.test(text)) continue;
+    if (!(line || nameEl !== sibling || FREE_PLAN_NAME_RE.test(name)) || /\d/.test(name) || !plausibleName(name))
+      continue;
     if (named.has(name.toLowerCase())) continue;
     named.add(name.toLowerCase());
-    const mark = softMark(sibling, line ? line.words : name, line ? line.amount : 0);
-    found.push({ el: sibling, nameEl: sibling, name, marks: [mark], setSize: set.length });
+    const mark = softMark(sibling, line ? line.words : text, line ? line.amount : 0);
+    found.push({ el: sibling, nameEl, name, marks: [mark], setSize: set.length });
   }
   return found;
 }
@@ -483,6 +499,7 @@ function recordSet(
   holdsPrice: (el: Element) => boolean,
   holdsRecord: Uint8Array,
   open: OpenMarks,
+  isRecord: (at: number) => boolean,
 ): FoundRecord[] {
   const byTag = new Map<string, Element[]>();
   for (const child of priced) {
@@ -507,7 +524,8 @@ function recordSet(
       if (labelledList(own)) continue;
       // A subtree holding records of its own is a record only when its own price stands before them (a card's price
       // above its priced feature list), not after them (a section's footnote below its cards).
-      if (holdsRecord[index.at(el)] && !ownPriceFirst(index, el, first, holdsRecord)) continue;
+      if (holdsRecord[index.at(el)] && !ownPriceFirst(index, el, first, (at) => holdsRecord[at] === 1 || isRecord(at)))
+        continue;
       const self = selfNamed(first);
       const candidates = self
         ? [self]
@@ -535,6 +553,8 @@ function recordSet(
     // list whose own lines are priced ("$144/year for $20/month of usage", "$36/year for …") is a list of offers under
     // a section, not a card named by its first line.
     if (named.length === 0 && nameless.length >= 2) {
+      const headed = namedBefore(index, nameless, open);
+      if (headed) return headed;
       const cards = nameless.filter(({ el, first }) => {
         if (CELL_TAGS.has(tagName(el)) || CELL_ROLES.has(el.attribs.role ?? "")) return false;
         const items = index.inside(el).filter((inner) => tagName(inner) === "li");
@@ -587,6 +607,44 @@ function recordSet(
     return distinctRowNames(found);
   }
   return [];
+}
+
+/** How long the line before a price line may be to name it. */
+const NAME_LINE_CHARS = 60;
+
+/**
+ * Price lines each named by the line just before them, offers stacked in one column (`<li class="package">Non-profit
+ * Organizations</li><li class="price">$20 / month</li><li class="buy">…</li><li class="package">On-site
+ * Installation</li>…`): every price line has one, of the price lines' tag and of one set of classes that is not
+ * theirs, short, unpriced and a plausible name. Null when they do not all have one.
+ */
+function namedBefore(
+  index: ElementIndex,
+  nameless: { el: Element; marks: PriceMark[] }[],
+  open: OpenMarks,
+): FoundRecord[] | null {
+  const found: FoundRecord[] = [];
+  let shape: string | null = null;
+  for (const { el, marks } of nameless) {
+    // A button asking to be contacted under a price ("Contact Us" after "$ 100 +") is no line of its own.
+    if (marks.every((mark) => mark.soft && mark.options[0]!.amount === null)) continue;
+    const before = previousElementSibling(el);
+    if (!before || open.inside(before).length > 0 || index.visibleChars(before) > NAME_LINE_CHARS) return null;
+    // Lines of one list or column: the name line of the price line's tag, told apart by its classes (a heading over a
+    // paragraph is a section, read as such elsewhere).
+    if (tagName(before) !== tagName(el) || (shape ??= shapeOf(before)) !== shapeOf(before) || shape === shapeOf(el))
+      return null;
+    const name = nameText(before);
+    if (!plausibleName(name)) return null;
+    found.push({ el, nameEl: before, name, marks, setSize: nameless.length });
+  }
+  return found.length >= 2 ? found.map((record) => ({ ...record, setSize: found.length })) : null;
+}
+
+function previousElementSibling(el: Element): Element | null {
+  let previous = el.prev;
+  while (previous && !isElement(previous)) previous = previous.prev;
+  return previous && isElement(previous) ? previous : null;
 }
 
 /** The index of the cell of a table row that holds `el`, or -1. */
@@ -747,12 +805,17 @@ function labelledList(marks: PriceMark[]): boolean {
 }
 
 /** The first free mark of `el` comes before the first record inside it. */
-function ownPriceFirst(index: ElementIndex, el: Element, first: PriceMark, holdsRecord: Uint8Array): boolean {
+function ownPriceFirst(
+  index: ElementIndex,
+  el: Element,
+  first: PriceMark,
+  recordOrHolder: (at: number) => boolean,
+): boolean {
   const firstAt = index.at(first.el);
   for (const inner of index.inside(el)) {
     const at = index.at(inner);
     if (at >= firstAt) return true;
-    if (holdsRecord[at]) return false;
+    if (recordOrHolder(at)) return false;
   }
   return true;
 }
