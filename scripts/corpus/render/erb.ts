@@ -5,7 +5,8 @@
  * assignments) and evaluates expressions over values the page can know: front matter (`current_page.data`), the
  * site's data files (`data.pricing.plans`), locals a partial is given, literals, and a handful of view helpers
  * (`partial`/`render`, `link_to`, `number_to_currency`…). Anything else is nil and prints nothing. `Time.now` reads
- * the render context's `now` (the commit's time, when the manifest gives it).
+ * the render context's `now` (the commit's time, when the manifest gives it). DocPad's Eco and ECT templates
+ * (CoffeeScript inside the same tags) are read by the same reader once put in its terms (coffeeTemplateToErb).
  */
 import path from "node:path";
 import type { RepoAtCommit } from "../repo.js";
@@ -983,6 +984,8 @@ export class ErbRenderer {
         ".html.md",
         ".md",
         ".html",
+        ".ect",
+        ".eco",
       ];
       let found: string | null = null;
       for (const name of names) {
@@ -999,7 +1002,8 @@ export class ErbRenderer {
       }
       if (!found) return "";
       const source = repo.read(found)!;
-      const html = this.render(splitFrontMatter(source).body, found, locals);
+      const body = splitFrontMatter(source).body;
+      const html = this.render(isCoffeeTemplate(found) ? coffeeTemplateToErb(body) : body, found, locals);
       return /\.(md|markdown|markerb)(\.erb)?$/.test(found) ? markdownToHtml(html) : html;
     } finally {
       this.depth--;
@@ -1082,6 +1086,58 @@ export class ErbRenderer {
   }
 }
 
+/** Whether a template is Eco or ECT (DocPad's CoffeeScript templates: `.html.eco`, `.html.ect`). */
+export function isCoffeeTemplate(file: string): boolean {
+  return /\.(eco|ect)$/i.test(file);
+}
+
+/**
+ * An Eco or ECT template (CoffeeScript inside `<% %>`, DocPad's templates) in ERB's terms, for the ERB reader:
+ * `<%- x %>` prints raw (ERB's `<%==`), `<%= x %>` prints; a block opens with a colon (`if x:`, `else if x:`,
+ * `else:`, `unless x:`, `for item in list:`, `for item, i in list:`, `for key, value of hash:`) and closes with
+ * `end`; in expressions `is`/`isnt` compare, `@name` reads the template's data (`@document`) and `@partial(name)`
+ * includes a template. What else the CoffeeScript calls (the site's own helpers) reads as nothing.
+ */
+export function coffeeTemplateToErb(source: string): string {
+  return source.replace(/<%([-=]?)([\s\S]*?)%>/g, (_, mode: string, raw: string) => {
+    const code = raw.trim();
+    if (mode === "-") return `<%== ${coffeeExpression(code)} %>`;
+    if (mode === "=") return `<%= ${coffeeExpression(code)} %>`;
+    const head = code.replace(/\s*:\s*$/, "");
+    let m: RegExpExecArray | null;
+    if (/^end$/.test(code)) return "<% end %>";
+    if (/^else$/.test(head)) return "<% else %>";
+    if ((m = /^else\s+if\s+([\s\S]+)$/.exec(head))) return `<% elsif ${coffeeExpression(m[1]!)} %>`;
+    if ((m = /^(if|unless)\s+([\s\S]+)$/.exec(head)) && head !== code)
+      return `<% ${m[1]} ${coffeeExpression(m[2]!)} %>`;
+    if ((m = /^for\s+(?:own\s+)?(\w+)\s*,\s*(\w+)\s+of\s+([\s\S]+)$/.exec(head)))
+      return `<% (${coffeeExpression(m[3]!)}).each_pair do |${m[1]}, ${m[2]}| %>`;
+    if ((m = /^for\s+(\w+)\s+of\s+([\s\S]+)$/.exec(head)))
+      return `<% (${coffeeExpression(m[2]!)}).keys.each do |${m[1]}| %>`;
+    if ((m = /^for\s+(\w+)\s*,\s*(\w+)\s+in\s+([\s\S]+)$/.exec(head)))
+      return `<% (${coffeeExpression(m[3]!)}).each_with_index do |${m[1]}, ${m[2]}| %>`;
+    if ((m = /^for\s+(\w+)\s+in\s+([\s\S]+)$/.exec(head)))
+      return `<% (${coffeeExpression(m[2]!)}).each do |${m[1]}| %>`;
+    return `<% ${coffeeExpression(code)} %>`;
+  });
+}
+
+/** A CoffeeScript expression in the ERB reader's Ruby: outside strings, `is`/`isnt`, `@partial(`, a bare `@`. */
+function coffeeExpression(code: string): string {
+  return code
+    .split(/("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')/)
+    .map((part, k) =>
+      k % 2 === 1
+        ? part
+        : part
+            .replace(/\bisnt\b/g, "!=")
+            .replace(/\bis\b/g, "==")
+            .replace(/@partial\s*\(/g, "partial(")
+            .replace(/@(?![A-Za-z_])/g, "nil"),
+    )
+    .join("");
+}
+
 /**
  * An ERB page: front matter out; ERB first, then Markdown for `.md.erb` and `.markerb` pages; the page's article
  * under its title (a docs layout's navigation is not the page).
@@ -1096,8 +1152,14 @@ export function renderErbPage(
   const nowText = textOf(context.now);
   const now = nowText && Number.isFinite(Date.parse(nowText)) ? new Date(nowText) : undefined;
   const currentPage = { data, title: data.title, url: `/${file.replace(/\.(html|md|erb|markerb)(\.\w+)*$/, "")}` };
-  const renderer = new ErbRenderer({ repo, file, globals: { ...context, current_page: currentPage }, now });
-  let html = renderer.render(body, file);
+  const coffee = isCoffeeTemplate(file);
+  // An Eco/ECT template reads its data as `@name` (CoffeeScript's `this.name`): the page's front matter is
+  // `@document`, the context's values are `@key`.
+  const globals: Record<string, Value> = coffee
+    ? { ...Object.fromEntries(Object.entries(context).map(([k, v]) => [`@${k}`, v])), "@document": data }
+    : { ...context, current_page: currentPage };
+  const renderer = new ErbRenderer({ repo, file, globals, now });
+  let html = renderer.render(coffee ? coffeeTemplateToErb(body) : body, file);
   if (/\.(md|markdown|markerb)(\.erb)?$/i.test(file) || /\.md\.erb$/i.test(file)) html = markdownToHtml(html);
   const title = textOf(data.title) || null;
   const heading = title && !/<h1[\s>]/i.test(html) ? `<h1>${escapeHtml(title)}</h1>` : "";

@@ -4,8 +4,8 @@
  * by an interpreter of its own: the brace dialects (Django, Jinja2, Liquid/Jekyll, Twig) in brace.ts, Markdown pages
  * (plain, MkDocs, MDX, Jekyll) and Eleventy pages (Nunjucks or Liquid over the site's data and layouts) here, Go
  * templates (a Go web service's) in go.ts, Hugo sites (content pages and layouts, on go.ts) in hugo.ts, ERB (Rails,
- * Middleman, Sitepress) in erb.ts, plain PHP pages (HTML assembled with includes) in php.ts, reStructuredText pages
- * (Sphinx, docutils) in rst.ts; Handlebars is not read yet.
+ * Middleman, Sitepress; DocPad's Eco and ECT) in erb.ts, plain PHP pages (HTML assembled with includes) in php.ts,
+ * reStructuredText pages (Sphinx, docutils) in rst.ts; Handlebars is not read yet.
  * What only the product's server could compute (a database query, a signed-in visitor's state, a custom tag) renders
  * as nothing.
  */
@@ -117,7 +117,7 @@ export function detectDialect(repo: RepoAtCommit, file: string, source: string):
     return "hugo";
   if ([".md", ".markdown", ".mdx", ".mkd"].includes(ext)) return jekyll ? "jekyll" : "markdown";
   if ([".rst", ".rest"].includes(ext)) return "rst";
-  if ([".erb", ".markerb", ".eex", ".heex", ".leex"].includes(ext)) return "erb";
+  if ([".erb", ".markerb", ".eex", ".heex", ".leex", ".eco", ".ect"].includes(ext)) return "erb";
   if (ext === ".php") return "php";
   if (jekyll && /^\uFEFF?---\s*\n/.test(source)) return "jekyll";
   if (/\{\{-?\s*(?:define|range|with|partial|template|\.)\b/.test(source) && !/\{%/.test(source)) return "go";
