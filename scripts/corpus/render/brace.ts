@@ -7,7 +7,7 @@
  * code runs: custom tags print nothing (or a value the manifest gives), unknown names are empty.
  */
 import { isTruthy, keywordFunction, parseExpr, TRANSLATE_FUNCTIONS, type Expr, type Scope } from "./expr.js";
-import { iterable, liquidTruthy, textOf, VISITOR_STATE_RE, type Value } from "./values.js";
+import { iterable, liquidTruthy, splitFrontMatter, textOf, VISITOR_STATE_RE, type Value } from "./values.js";
 
 export type BraceDialect = "django" | "jinja" | "liquid";
 
@@ -19,7 +19,11 @@ export interface TemplateSource {
 export interface BraceOptions {
   dialect: BraceDialect;
   /** Finds a template by the name a tag gives (`base.html`, `card.html`), relative to the including one. */
-  load(name: string, from: string, kind: "extends" | "include" | "include_relative" | "import"): TemplateSource | null;
+  load(
+    name: string,
+    from: string,
+    kind: "extends" | "include" | "include_relative" | "import" | "section",
+  ): TemplateSource | null;
   /** Values every template sees (`site`, `page`, the manifest's context). */
   globals: Record<string, Value>;
   /**
@@ -30,6 +34,20 @@ export interface BraceOptions {
   serverRendered: boolean;
   /** The product's own filters, as chains of built-in ones (RenderOptions.filters). */
   filters?: Record<string, string>;
+  /**
+   * Locomotive (Wagon) sections: `{% section 'name' %}`, `{% global_section 'name' %}` and `{% sections_dropzone %}`
+   * render the section's template (`load(name, from, "section")`, its JSON definition as front matter) with
+   * `section` set to the content this gives (the page's or the site's, else the definition's default). Without it
+   * these tags are custom tags (nothing).
+   */
+  sections?: WagonSections;
+}
+
+export interface WagonSections {
+  /** A section's content (`settings`, `blocks`) by its name, for a page's section or the site's global one. */
+  content(name: string, global: boolean, definition: Record<string, Value>): Value;
+  /** The page's dropzone: its sections in order, each with its `type`, `settings` and `blocks`. */
+  dropzone(): Value[];
 }
 
 type Node =
@@ -353,6 +371,15 @@ class Renderer {
   }
 
   private renderTag(name: string, args: string, context: Context, template: TemplateSource): string {
+    if (this.options.sections && (name === "section" || name === "global_section")) {
+      const section = textOf(parseExpr(args.split(",")[0]!)(context));
+      return this.section(section, name === "global_section", null, context, template);
+    }
+    if (this.options.sections && name === "sections_dropzone")
+      return this.options.sections
+        .dropzone()
+        .map((item) => this.section(textOf((item as Record<string, Value>)?.type), false, item, context, template))
+        .join("");
     switch (name) {
       case "break":
       case "continue":
@@ -419,6 +446,21 @@ class Renderer {
         const known = context.lookup(name);
         return typeof known === "string" || typeof known === "number" ? String(known) : "";
       }
+    }
+  }
+
+  /** A Locomotive section (BraceOptions.sections): its template under `section`, its content given or looked up. */
+  private section(name: string, global: boolean, given: Value, context: Context, template: TemplateSource): string {
+    const found = name ? this.options.load(name, template.path, "section") : null;
+    if (!found || !this.options.sections) return "";
+    const { data: definition, body } = splitFrontMatter(found.source);
+    const content = (given ?? this.options.sections.content(name, global, definition) ?? {}) as Record<string, Value>;
+    const section = { ...content, type: name, settings: content.settings ?? {}, blocks: content.blocks ?? [] };
+    context.push({ section });
+    try {
+      return this.renderTemplate({ path: found.path, source: body }, context);
+    } finally {
+      context.pop();
     }
   }
 
@@ -522,7 +564,7 @@ class Renderer {
       case "tablerow":
         return this.renderFor(node, context, template);
       case "block": {
-        const blockName = args.trim().split(/\s+/)[0] ?? "";
+        const blockName = blockNameOf(args);
         // The innermost override wins; `{{ block.super }}` shows the parent's content.
         const levels = [...context.blocks.map((map) => map.get(blockName)).filter((b): b is Node[] => !!b), node.body];
         return this.renderBlockLevel(levels, 0, context, template);
@@ -690,11 +732,16 @@ class LoopControl {
   constructor(readonly kind: "break" | "continue") {}
 }
 
+/** A block's name: its first word, unquoted (Locomotive's Liquid writes `{% block 'main' %}`). */
+function blockNameOf(args: string): string {
+  return (args.trim().split(/\s+/)[0] ?? "").replace(/^(["'])(.*)\1$/, "$2");
+}
+
 function collectBlocks(nodes: Node[], into = new Map<string, Node[]>()): Map<string, Node[]> {
   for (const node of nodes) {
     if (node.t !== "block") continue;
     if (node.name === "block") {
-      const name = node.args.trim().split(/\s+/)[0] ?? "";
+      const name = blockNameOf(node.args);
       if (!into.has(name)) into.set(name, node.body);
     }
     collectBlocks(node.body, into);

@@ -2,10 +2,11 @@
  * Renders a product's pricing page, as its repository kept it at one commit, to the static HTML a visitor would get,
  * without running any of the product's code (the corpus of test/fixtures/pricing-histories/). Each dialect is read
  * by an interpreter of its own: the brace dialects (Django, Jinja2, Liquid/Jekyll, Twig) in brace.ts, Markdown pages
- * (plain, MkDocs, MDX, Jekyll) and Eleventy pages (Nunjucks or Liquid over the site's data and layouts) here, Go
- * templates (a Go web service's) in go.ts, Hugo sites (content pages and layouts, on go.ts) in hugo.ts, ERB (Rails,
- * Middleman, Sitepress; DocPad's Eco and ECT) in erb.ts, plain PHP pages (HTML assembled with includes) in php.ts,
- * reStructuredText pages (Sphinx, docutils) in rst.ts; Handlebars is not read yet.
+ * (plain, MkDocs, MDX, Jekyll), Eleventy pages (Nunjucks or Liquid over the site's data and layouts) and Locomotive
+ * (Wagon) pages (Liquid with snippets, sections and content entries) here, Go templates (a Go web service's) in go.ts,
+ * Hugo sites (content pages and layouts, on go.ts) in hugo.ts, ERB (Rails, Middleman, Sitepress; DocPad's Eco and ECT)
+ * in erb.ts, plain PHP pages (HTML assembled with includes) in php.ts, reStructuredText pages (Sphinx, docutils) in
+ * rst.ts; Handlebars is not read yet.
  * What only the product's server could compute (a database query, a signed-in visitor's state, a custom tag) renders
  * as nothing.
  */
@@ -23,6 +24,7 @@ import {
   kramdownToHtml,
   markdownToHtml,
   member,
+  parseStructured,
   siteConfig,
   splitFrontMatter,
   textOf,
@@ -35,6 +37,7 @@ export type Dialect =
   | "markdown"
   | "jekyll"
   | "eleventy"
+  | "wagon"
   | "hugo"
   | "go"
   | "erb"
@@ -107,6 +110,7 @@ function isHugoLayout(repo: RepoAtCommit, file: string): boolean {
 export function detectDialect(repo: RepoAtCommit, file: string, source: string): Dialect {
   const ext = path.posix.extname(file).toLowerCase();
   const jekyll = jekyllRoot(repo, file) !== null;
+  if (isWagonPage(repo, file)) return "wagon";
   if (!jekyll && eleventyConfig(repo) !== null && [".md", ".markdown", ".html", ".njk", ".liquid"].includes(ext))
     return "eleventy";
   if (
@@ -151,6 +155,8 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
       return renderJekyll(repo, file, source, context, options.filters);
     case "eleventy":
       return renderEleventy(repo, file, source, context, options.filters);
+    case "wagon":
+      return renderWagon(repo, file, source, context, options.filters);
     case "hugo": {
       const page = renderHugoPage(repo, file, source, context);
       return wrap(page.html, page.title);
@@ -300,6 +306,92 @@ function applyLayouts(
     name = textOf(data.layout);
   }
   return out;
+}
+
+/** Whether a page is a Locomotive (Wagon) site's: a Liquid page under `app/views/pages/` beside `config/site.yml`. */
+export function isWagonPage(repo: RepoAtCommit, file: string): boolean {
+  return /^app\/views\/pages\/.+\.liquid$/.test(file) && repo.exists("config/site.yml");
+}
+
+/**
+ * A Locomotive CMS site kept for Wagon: Liquid pages under `app/views/pages/` (a layout is a page there, named by
+ * `{% extends %}`), snippets under `app/views/snippets/` (`{% include %}`), sections under `app/views/sections/`
+ * (their content from the page's `sections_content` / `sections_dropzone_content`, the site's `sections_content`,
+ * else their definition's default), content entries from `data/<type>.yml` as `contents.<type>` (each entry its
+ * fields), the site from `config/site.yml`. Editable elements show the text the template holds.
+ */
+function renderWagon(
+  repo: RepoAtCommit,
+  file: string,
+  source: string,
+  context: Record<string, Value>,
+  filters?: Record<string, string>,
+): string {
+  const json = (value: Value): Value => (typeof value === "string" ? parseJson(value) : value);
+  const site = parseStructured(repo.read("config/site.yml") ?? "", "yaml");
+  const { data: page, body } = splitFrontMatter(source);
+  const entries = dataTree(repo, "data");
+  const contents: Record<string, Value> = {};
+  for (const type of Object.keys(entries))
+    Object.defineProperty(contents, type, {
+      enumerable: true,
+      // `- "Label": { fields }` → the fields, the label also as `_label` and as the content type's label field
+      // (`label_field_name` in app/content_types/<type>.yml); an entry without a label as it is.
+      get: () => {
+        const definition = parseStructured(repo.read(`app/content_types/${type}.yml`) ?? "", "yaml");
+        const labelField = textOf(definition.label_field_name);
+        return (iterableOf(entries[type]) ?? []).map((entry) => {
+          const pairs = entry && typeof entry === "object" && !Array.isArray(entry) ? Object.entries(entry) : [];
+          const only = pairs.length === 1 ? pairs[0]! : null;
+          if (!only) return entry;
+          const fields = only[1] && typeof only[1] === "object" && !Array.isArray(only[1]) ? only[1] : {};
+          return { _label: only[0], ...(labelField ? { [labelField]: only[0] } : {}), ...(fields as object) };
+        });
+      },
+    });
+  const locales = site.locales;
+  const globals: Record<string, Value> = {
+    ...context,
+    site,
+    page,
+    contents,
+    locale: Array.isArray(locales) ? locales[0] : undefined,
+  };
+  const dirs = { extends: "app/views/pages", section: "app/views/sections" } as Record<string, string>;
+  const load = (name: string, _from: string, kind: string): TemplateSource | null => {
+    const clean = name.replace(/^\/+/, "").replace(/\.liquid$/, "");
+    const found = `${dirs[kind] ?? "app/views/snippets"}/${clean}.liquid`;
+    const text = repo.read(found);
+    if (text === null) return null;
+    // A layout is a page: its front matter is not its content.
+    return { path: found, source: kind === "extends" ? splitFrontMatter(text).body : text };
+  };
+  const objectOf = (value: Value): Record<string, Value> =>
+    value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, Value>) : {};
+  const pageSections = objectOf(json(page.sections_content));
+  const siteSections = objectOf(json(site.sections_content));
+  const sections = {
+    content: (name: string, global: boolean, definition: Record<string, Value>): Value =>
+      global
+        ? (siteSections[name] ?? definition.global_content ?? definition.default)
+        : (pageSections[name] ?? definition.default),
+    dropzone: (): Value[] => iterableOf(json(page.sections_dropzone_content)) ?? [],
+  };
+  const options = { dialect: "liquid" as const, load, globals, serverRendered: false, filters, sections };
+  return wrap(renderBrace({ path: file, source: body }, options), textOf(page.title) || null);
+}
+
+function iterableOf(value: Value): Value[] | null {
+  return Array.isArray(value) ? value : null;
+}
+
+/** A JSON text's value (Wagon keeps section content as JSON in YAML strings); undefined when it is not JSON. */
+function parseJson(text: string): Value {
+  try {
+    return JSON.parse(text) as Value;
+  } catch {
+    return undefined;
+  }
 }
 
 const ELEVENTY_CONFIGS = [
