@@ -33,17 +33,7 @@ import {
 } from "./values.js";
 
 export type Dialect =
-  | BraceDialect
-  | "markdown"
-  | "jekyll"
-  | "eleventy"
-  | "wagon"
-  | "hugo"
-  | "go"
-  | "erb"
-  | "php"
-  | "rst"
-  | "html";
+  BraceDialect | "markdown" | "jekyll" | "eleventy" | "wagon" | "hugo" | "go" | "erb" | "php" | "rst" | "html";
 
 export interface RenderOptions {
   /** The dialect, when the file's extension and content do not tell it. */
