@@ -1407,6 +1407,50 @@ describe("plans as sections of a document", () => {
     ]);
   });
 
+  it("names a card by its heading's two lines ('Komodo IDE For<br/>Teams (5-Packs)'), never by a tagline after them", () => {
+    const card = (heading: string, price: number) =>
+      `<li><h2>${heading}</h2><h1><sup>$</sup>${price} <span>/license</span></h1><ul><li>Support</li></ul></li>`;
+    const page = `<ul class="block">${card('Komodo IDE<br/>"Personal"', 99)}${card("Komodo IDE For<br/>Teams (5-Packs)", 1365)}${card(
+      "Pro<br/>for growing teams and agencies.",
+      295,
+    )}</ul>`;
+    expect(read(page).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ['Komodo IDE "Personal"', 99],
+      ["Komodo IDE For Teams (5-Packs)", 1365],
+      ["Pro", 295],
+    ]);
+  });
+
+  it("names buttons that state their price and then what it buys, but not words going on from the price", () => {
+    const button = (price: string, label: string) =>
+      `<a class="button" href="#"><big><del>$595</del> ${price}</big><small>${label}</small></a>`;
+    const bundles = `<h1>Bundles</h1><p>Everything a developer needs.</p><div class="buttons">${button(
+      "$495",
+      "ActivePerl Pro Studio",
+    )}${button("$495", "ActiveTcl Pro Studio")}</div>`;
+    expect(read(bundles).pricing.map((plan) => [plan.name, plan.amount, plan.promo_amount])).toEqual([
+      ["ActivePerl Pro Studio", 595, 495],
+      ["ActiveTcl Pro Studio", 595, 495],
+    ]);
+    const runs = `<div class="buttons">${button("$5", "for 1k browser check runs")}${button("$4", "for 1k API check runs")}</div>`;
+    expect(read(runs).pricing.map((plan) => plan.name)).not.toContain("for 1k browser check runs");
+  });
+
+  it("reads prices in cards that are links around blocks, named by their heading, not by a hover label ('Apply')", () => {
+    const card = (hover: string, price: string, name: string) =>
+      `<a class="offer" href="#"><div class="on-hover">${hover}</div><figure>${price}</figure><div><h2>${name}</h2>` +
+      `<p>Our licenses for this group are handled by a partner of ours</p></div></a>`;
+    const page = `<h1>Other licenses</h1><div class="stacked">${card("Buy", "$100~", "Student")}${card(
+      "Apply",
+      "Free",
+      "Educational",
+    )}</div>`;
+    expect(read(page).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Student", 100],
+      ["Educational", 0],
+    ]);
+  });
+
   it("reads 'then $9 per additional user' in a card as the plan's add-on, apart from '$9 per additional website'", () => {
     const card = (name: string, price: number, lines: string) =>
       `<div class="plan"><h3>${name}</h3><div class="amount">$${price}/month</div>` +

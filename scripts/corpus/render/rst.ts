@@ -403,7 +403,12 @@ function explicit(doc: Doc, head: string, block: string[], file: string): string
   }
   if (name === "list-table") {
     const rows = listItems(content, 0, BULLET).items.map(
-      (row) => listItems(row.filter((line, k) => k > 0 || line !== ""), 0, BULLET).items,
+      (row) =>
+        listItems(
+          row.filter((line, k) => k > 0 || line !== ""),
+          0,
+          BULLET,
+        ).items,
     );
     return table(doc, rows, Number(options["header-rows"] ?? 0), file);
   }
@@ -513,7 +518,7 @@ const AFTER = String.raw`(?=$|[\s'")\]}>\-/:.,;!?\\\u2019\u201d\u00bb])`;
 /** Inline markup to HTML. */
 function inline(doc: Doc, source: string, file: string): string {
   const tokens: string[] = [];
-  const keep = (html: string) => `\u0000${tokens.push(html) - 1}\u0001`;
+  const keep = (html: string) => `\uE000${tokens.push(html) - 1}\uE001`;
   const link = (text: string, href: string) => keep(`<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`);
   const reference = (text: string, name: string, anonymous: boolean) => {
     const href = anonymous ? doc.anonymous[doc.anonymousUsed++] : doc.targets.get(normalName(name));
@@ -524,18 +529,15 @@ function inline(doc: Doc, source: string, file: string): string {
   const steps: ((text: string) => string)[] = [
     (text) => text.replace(/\\(.)/gs, (_, ch: string) => (/\s/.test(ch) ? "" : keep(escapeHtml(ch)))),
     markup("``(\\S(?:[\\s\\S]*?\\S)?)``", (code) => keep(`<code>${escapeHtml(code!.replace(/\s+/g, " "))}</code>`)),
-    markup(
-      "(?::([\\w:+.-]+):)?`(\\S(?:[^`]*?\\S)?)`(?::([\\w:+.-]+):|(__?))?",
-      (before, body, after, underscore) => {
-        const name = (before ?? after ?? "").replace(/^(?:std|py|js|c|cpp):/, "");
-        if (!underscore) return keep(role(doc, name, body!, file));
-        const embedded = /^([\s\S]*?)\s*<([^<>]+)>$/.exec(body!);
-        if (!embedded) return reference(body!, body!, underscore === "__");
-        const target = embedded[2]!.replace(/\s+/g, "");
-        const label = embedded[1] || target;
-        return target.endsWith("_") ? reference(label, target.slice(0, -1), false) : link(label, target);
-      },
-    ),
+    markup("(?::([\\w:+.-]+):)?`(\\S(?:[^`]*?\\S)?)`(?::([\\w:+.-]+):|(__?))?", (before, body, after, underscore) => {
+      const name = (before ?? after ?? "").replace(/^(?:std|py|js|c|cpp):/, "");
+      if (!underscore) return keep(role(doc, name, body!, file));
+      const embedded = /^([\s\S]*?)\s*<([^<>]+)>$/.exec(body!);
+      if (!embedded) return reference(body!, body!, underscore === "__");
+      const target = embedded[2]!.replace(/\s+/g, "");
+      const label = embedded[1] || target;
+      return target.endsWith("_") ? reference(label, target.slice(0, -1), false) : link(label, target);
+    }),
     (text) =>
       text.replace(/\|([^|\s](?:[^|]*?[^|\s])?)\|(__?)?/g, (all, name: string, underscore?: string) => {
         const value = doc.substitutions.get(name) ?? (name in doc.context ? textOf(doc.context[name]) : null);
@@ -554,7 +556,7 @@ function inline(doc: Doc, source: string, file: string): string {
     ),
   ];
   let text = escapeHtml(steps.reduce((text, step) => step(text), source));
-  while (text.includes("\u0000")) text = text.replace(/\u0000(\d+)\u0001/g, (_, n: string) => tokens[Number(n)]!);
+  while (text.includes("\uE000")) text = text.replace(/\uE000(\d+)\uE001/g, (_, n: string) => tokens[Number(n)]!);
   return text;
 }
 

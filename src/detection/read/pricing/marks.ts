@@ -706,11 +706,16 @@ const CONTACT_LINE_RE =
  * month</a>."): it names another page, it offers nothing here. A link that is a price line of its own (a buy button,
  * "Upgrade for <a>$10/month</a>") is not one: its words are few beside the sentence around it.
  */
+const BLOCK_IN_LINK_RE = /^(?:div|p|figure|h[1-6]|ul|ol|section|article|header|footer)$/;
+
 function inlineLinkTitle(el: Element, index: ElementIndex): boolean {
   let link: Element | null = null;
   for (let node: AnyNode | null = el, depth = 0; node && isElement(node) && depth < 3; node = node.parent, depth++)
     if (tagName(node) === "a") link = node;
   if (!link || !link.parent || !isElement(link.parent)) return false;
+  // A link around blocks (a whole card made clickable: `<a><figure>$100</figure><div><h2>Student</h2>…</div></a>`) is
+  // no title in running text.
+  if (index.findInside(link, (inner) => BLOCK_IN_LINK_RE.test(tagName(inner)))) return false;
   const block = link.parent;
   const own = index.visibleChars(link);
   const around = index.visibleChars(block) - own;

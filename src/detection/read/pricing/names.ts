@@ -33,7 +33,7 @@ const PERMALINK_TEXT_RE = /\s*[¶§#🔗]+$/u;
 const NOT_A_PLAN_RE =
   /\b(?:plans|pricing|prices|compare|comparison|faqs?|frequently|questions|features|newsletter|reviews?|ratings?|also\s+(?:viewed|bought|like)|recently\s+viewed|related|recommended\s+for\s+you|your\s+(?:cart|basket|bag)|shipping|delivery)\b|^add-?ons?$/i;
 const CALL_TO_ACTION_RE =
-  /^(?:sign\s*up|get\s+(?:started|it|now)|start(?:\s+(?:free|now|trial|building|for\s+free|your\s+free\s+trial))?|try(?:\s+it)?(?:\s+(?:free|now|for\s+free))?|buy(?:\s+now)?|subscribe|choose|select|order|purchase|upgrade|downgrade|learn\s+more|read\s+more|see\s+(?:more|all|details)|contact(?:\s+\w+)?|talk\s+to\s+\w+|book\s+a\s+(?:demo|call)|request\s+a\s+(?:demo|quote)|join|register|download|current\s+plan|your\s+(?:current\s+)?plan|create\s+(?:an\s+)?account)\b/i;
+  /^(?:sign\s*up|get\s+(?:started|it|now)|start(?:\s+(?:free|now|trial|building|for\s+free|your\s+free\s+trial))?|try(?:\s+it)?(?:\s+(?:free|now|for\s+free))?|buy(?:\s+now)?|subscribe|choose|select|order|purchase|upgrade|downgrade|learn\s+more|read\s+more|see\s+(?:more|all|details)|contact(?:\s+\w+)?|talk\s+to\s+\w+|book\s+a\s+(?:demo|call)|request\s+a\s+(?:demo|quote)|join|register|apply(?:\s+now)?|download|current\s+plan|your\s+(?:current\s+)?plan|create\s+(?:an\s+)?account)\b/i;
 const BADGE_TEXT_RE =
   /^(?:most\s+popular|popular|recommended|best\s+(?:value|deal|choice|for\s+\w+)|new|hot|sale|save\s+\d+\s*%|\d+\s*%\s+off|limited(?:\s+time)?(?:\s+offer)?|beta|featured|coming\s+soon)\b/i;
 const BILLING_WORDS_RE =
@@ -146,13 +146,25 @@ export function nameText(el: Element): string {
           !PERMALINK_CLASS_RE.test(node.attribs.class ?? "") &&
           !PERIOD_CLASS_RE.test(node.attribs.class ?? "")))
     ) {
-      // A name is its first line: "<strong>Basic</strong><br>Just what you need" is Basic.
-      if (node !== el && tagName(node) === "br" && collapse(parts.join("")) !== "") break;
+      // A name is its first line: "<strong>Basic</strong><br>Just what you need" is Basic. A heading's second line of
+      // a word or two, written right in it, goes on with the name ("<h2>Komodo IDE For<br/>Teams (5-Packs)</h2>").
+      if (node !== el && tagName(node) === "br" && collapse(parts.join("")) !== "") {
+        if (!(isHeading(el) && node.parent === el && continuedName(node))) break;
+        parts.push(" ");
+      }
       if (node !== el && /^(?:div|p|li|h[1-6])$/.test(tagName(node))) parts.push(" ");
       for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
     }
   }
   return readName(parts.join(""));
+}
+
+/** A heading's line after `br` that goes on with its name: the last line, one or two words, not a sentence. */
+function continuedName(br: Element): boolean {
+  const next = br.next;
+  if (!next || next.type !== "text" || next.next) return false;
+  const line = collapse((next as { data: string }).data);
+  return /^["“'(]?\p{Lu}/u.test(line) && line.split(" ").length <= 2 && !/[.!?]$/.test(line);
 }
 
 /** What a name's raw text reads as, remembered per short text (bounded: cleared past CLEANED_LIMIT texts). */

@@ -553,7 +553,7 @@ function recordSet(
     // list whose own lines are priced ("$144/year for $20/month of usage", "$36/year for …") is a list of offers under
     // a section, not a card named by its first line.
     if (named.length === 0 && nameless.length >= 2) {
-      const headed = namedBefore(index, nameless, open);
+      const headed = namedBefore(index, nameless, open) ?? namedAfter(index, nameless);
       if (headed) return headed;
       const cards = nameless.filter(({ el, first }) => {
         if (CELL_TAGS.has(tagName(el)) || CELL_ROLES.has(el.attribs.role ?? "")) return false;
@@ -639,6 +639,29 @@ function namedBefore(
     found.push({ el, nameEl: before, name, marks, setSize: nameless.length });
   }
   return found.length >= 2 ? found.map((record) => ({ ...record, setSize: found.length })) : null;
+}
+
+/**
+ * Buttons that state their price and then what it buys (`<a class="button"><big>$495</big><small>ActivePerl Pro
+ * Studio</small></a>` beside the same for ActiveTcl): each named by the element after its last price, when every one
+ * has such a short, plausible and distinct name and nothing else. Null otherwise.
+ */
+function namedAfter(index: ElementIndex, nameless: { el: Element; marks: PriceMark[] }[]): FoundRecord[] | null {
+  if (nameless.some(({ el }) => index.visibleChars(el) > NAME_LINE_CHARS)) return null;
+  const found: FoundRecord[] = [];
+  for (const { el, marks } of nameless) {
+    const last = marks[marks.length - 1]!;
+    const priceAt = el.children.findIndex((child) => child === last.el || (isElement(child) && within(child, last.el)));
+    const after = el.children.slice(priceAt + 1).filter((child) => isElement(child) || collapse(textContent(child)));
+    const nameEl = after.length === 1 && isElement(after[0]!) ? after[0] : null;
+    const name = nameEl ? nameText(nameEl) : "";
+    // Words going on from the price ("$5 <small>for 1k check runs</small>", "with Upgrades & Support") are no name.
+    if (priceAt === -1 || !nameEl || !/^[\p{Lu}\p{N}]/u.test(name) || !plausibleName(name)) return null;
+    if (firstPriceIndex(name) !== null) return null;
+    found.push({ el, nameEl, name, marks, setSize: nameless.length });
+  }
+  const names = new Set(found.map((record) => record.name.toLowerCase()));
+  return names.size === found.length ? found : null;
 }
 
 function previousElementSibling(el: Element): Element | null {
