@@ -1451,6 +1451,28 @@ describe("plans as sections of a document", () => {
     ]);
   });
 
+  it("reads a card's 'Upgrade for $168' and 'Subscribe for $87' as add-ons, and 'with Upgrades & Support' as a variant", () => {
+    const card = (name: string, price: number, extra: string) =>
+      `<li><h2>${name}</h2><figure>$${price}</figure><p>Companies &amp; Personal</p>${extra}<ul><li>Support</li></ul></li>`;
+    const page = `<ul class="plans">${card(
+      "Professional",
+      295,
+      "<p>Upgrade for <strong>$168</strong><br> or <a href='#'>Subscribe for <strong>$87</strong></a></p>",
+    )}${card(
+      "Komodo IDE",
+      295,
+      `<div class="buttons"><a class="button" href="#"><big>$394</big> <small>with Upgrades &amp; Support</small></a>` +
+        `<a class="button" href="#"><big>$295</big> <small>without Upgrades &amp; Support</small></a></div>`,
+    )}</ul>`;
+    expect(read(page).pricing.map((plan) => [plan.name, plan.kind ?? "plan", priceOptionsOf(plan)])).toEqual([
+      ["Professional", "plan", [295]],
+      ["Upgrade (Professional)", "addon", [168]],
+      ["Subscribe (Professional)", "addon", [87]],
+      ["Komodo IDE", "plan", [295, 295]],
+      ["Komodo IDE with Upgrades & Support", "plan", [394]],
+    ]);
+  });
+
   it("reads 'then $9 per additional user' in a card as the plan's add-on, apart from '$9 per additional website'", () => {
     const card = (name: string, price: number, lines: string) =>
       `<div class="plan"><h3>${name}</h3><div class="amount">$${price}/month</div>` +

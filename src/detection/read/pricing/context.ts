@@ -73,6 +73,26 @@ const THEN_RE = /\bthen\s*$/i;
 /** "It's $50/year", "That is $5": a sentence's subject that points elsewhere, no name. */
 const PRONOUN_RE = /^(?:it|this|that|these|those|which|they|there|here)(?:['’]s|['’]re)?$/i;
 
+/** The words before a price on its line: its nearest block's text before it (within BLOCK_MAX_CHARS), or "". */
+export function wordsBefore(index: ElementIndex, mark: PriceMark): string {
+  let block: AnyNode | null = mark.el.parent;
+  while (block && isElement(block) && !BLOCK_TAGS.has(tagName(block))) block = block.parent;
+  if (!block || !isElement(block) || index.visibleChars(block) > BLOCK_MAX_CHARS) return "";
+  return textBefore(block, mark.el, mark.text);
+}
+
+/** What a price buys besides the offer it sits in, said before it: "Upgrade for", "Subscribe for", "Renew at". */
+const PURCHASE_LEAD_RE = /(?:^|[\s,;.])((?:upgrade|subscribe|renew|extend)(?:\s+[\p{L}&-]+){0,3}?)\s+(?:for|at)\s*$/iu;
+
+/**
+ * The name of another purchase a card's price is for ("Upgrade for $168", "or Subscribe for $87" under a licence's
+ * "$295"): "Upgrade", "Subscribe". Null when the words before the price say no such thing.
+ */
+export function purchaseLead(words: string): string | null {
+  const lead = PURCHASE_LEAD_RE.exec(words)?.[1];
+  return lead ? lead.charAt(0).toUpperCase() + lead.slice(1) : null;
+}
+
 /** A label of `text` (the words before a price on its line), or null when they do not name anything. */
 function labelOf(text: string): string | null {
   const cleaned = text

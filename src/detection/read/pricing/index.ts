@@ -30,7 +30,7 @@ import {
 import { ElementIndex } from "../../parse/tree.js";
 import type { JsonLd } from "../jsonld.js";
 import { maskVolatile } from "../../parse/mask.js";
-import { afterLabel, contextRecords, listItemOf } from "./context.js";
+import { afterLabel, contextRecords, listItemOf, purchaseLead, wordsBefore } from "./context.js";
 import {
   ColumnLabels,
   findColumnLabels,
@@ -97,6 +97,26 @@ const FAQ_RE = /\bfaqs?\b|frequently\s+asked|\bquestions?\b|\?\s*$/i;
 const FAQ_CLASS_RE = /faq|accordion|question|collapse|details/i;
 /** Answers and worked examples: "Yes, …", "No, …", "If your usage…", "For example, …", "e.g.". */
 const EXAMPLE_RE = /^(?:yes|no|if|when)\b|\bfor\s+(?:example|instance)\b|\be\.g\./i;
+
+/** How long a button that prices a variant of its offer may be. */
+const VARIANT_BUTTON_CHARS = 60;
+/** Words that make "with …" a billing option or a discount, not more of the offer: "with annual billing". */
+const NOT_VARIANT_RE =
+  /\b(?:billing|billed|annual(?:ly)?|monthly|yearly|discount|off|save|saving|trial|code|coupon|vat|tax(?:es)?|fees?)\b/i;
+
+/**
+ * "with Upgrades & Support" on the line right after a short button's price (`<a><big>$394</big><small>with Upgrades &
+ * Support</small></a>` in the Komodo IDE card): the offer with more in it, a variant of its own. Null otherwise.
+ */
+function variantAfter(index: ElementIndex, mark: PriceMark): string | null {
+  const button = mark.el.parent;
+  if (!button || !isElement(button) || index.visibleChars(button) > VARIANT_BUTTON_CHARS) return null;
+  let next = mark.el.next;
+  while (next && !isElement(next) && collapse(textContent(next)) === "") next = next.next;
+  if (!next || !isElement(next)) return null;
+  const words = collapse(textContent(next));
+  return /^with\s+\S.{2,40}$/i.test(words) && !NOT_VARIANT_RE.test(words) ? words : null;
+}
 
 /** Text as lowercase words between spaces, to find a name in a paragraph as whole words. */
 const asWords = (text: string): string =>
@@ -615,8 +635,14 @@ export function extractPricing(
       // a meter the plan sells, a record of its own, not another option of the plan's price; so is a price written
       // as an increment per something ("+ $10 per extra seat" under "$49/mo") or per additional something ("then $9
       // per additional user"), an add-on.
+      // So is a price for another purchase said before it ("Upgrade for $168" under a licence's "$295"), and a
+      // button's price for the offer with something more ("$394 | with Upgrades & Support"), a variant of its own.
+      const purchase = (mark: PriceMark) => purchaseLead(wordsBefore(index, mark));
       const extra = (mark: PriceMark) =>
-        (mark.increment && METER_UNIT_RE.test(mark.text)) || afterLabel(mark.text) !== null;
+        (mark.increment && METER_UNIT_RE.test(mark.text)) ||
+        afterLabel(mark.text) !== null ||
+        purchase(mark) !== null ||
+        variantAfter(index, mark) !== null;
       const meters = labelled.filter((mark) => !mark.soft && (usageUnit(mark.text) !== null || extra(mark)));
       const own =
         meters.length > 0 && meters.length < labelled.filter((mark) => !mark.soft).length
@@ -651,8 +677,13 @@ export function extractPricing(
         const metered = pricesOf(index, null, [meter]);
         if (!metered) continue;
         claimed.add(meter);
+        const variant = variantAfter(index, meter);
+        if (variant !== null) {
+          readings.add(planFrom(`${name} ${variant}`, metered, "card", [], read), section, index.at(meter.el));
+          continue;
+        }
         const label =
-          (meter.increment ? null : afterLabel(meter.text)) ??
+          (meter.increment ? null : (afterLabel(meter.text) ?? purchase(meter))) ??
           METER_UNIT_RE.exec(meter.text)?.[1]?.trim() ??
           usageUnit(meter.text)!;
         const kind = usageUnit(meter.text) !== null ? "usage" : "addon";
