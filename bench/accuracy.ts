@@ -110,11 +110,11 @@ function printHistories(set: string, scores: HistoryScore[]): void {
   const rows = [...built, historyTotal(built)];
   progress(`accuracy: pricing histories (${set}), ${built.length} products:`);
   progress(
-    "  product                   versions  records read        wrong  changes caught  false price events (read / all)  renames loud  narrative  ms/page",
+    "  product                   versions  records read        named as shown  wrong  changes caught  false price events (read / all)  renames loud  narrative  ms/page",
   );
   for (const s of rows) {
     progress(
-      `  ${s.product.padEnd(25)} ${String(s.versions).padStart(8)}  ${`${s.read}/${s.expected} (${pct(s.read, s.expected)})`.padEnd(18)}  ${String(s.wrong).padStart(5)}  ${`${s.caught}/${s.changes}`.padEnd(14)}  ${`${s.falsePriceRead}/${s.unchangedRead} / ${s.falsePrice}/${s.unchanged}`.padEnd(31)}  ${`${s.renameEvents}/${s.renames}`.padEnd(12)}  ${String(s.narrative).padStart(9)}  ${fixed(s.msPerPage, 1).padStart(7)}`,
+      `  ${s.product.padEnd(25)} ${String(s.versions).padStart(8)}  ${`${s.read}/${s.expected} (${pct(s.read, s.expected)})`.padEnd(18)}  ${`${s.named} (${pct(s.named, s.expected)})`.padEnd(14)}  ${String(s.wrong).padStart(5)}  ${`${s.caught}/${s.changes}`.padEnd(14)}  ${`${s.falsePriceRead}/${s.unchangedRead} / ${s.falsePrice}/${s.unchanged}`.padEnd(31)}  ${`${s.renameEvents}/${s.renames}`.padEnd(12)}  ${String(s.narrative).padStart(9)}  ${fixed(s.msPerPage, 1).padStart(7)}`,
     );
   }
 }
@@ -128,6 +128,7 @@ export function historyTotal(scores: HistoryScore[]): HistoryScore {
     versions,
     expected: sum("expected"),
     read: sum("read"),
+    named: sum("named"),
     wrong: sum("wrong"),
     missed: sum("missed"),
     extra: sum("extra"),
@@ -165,6 +166,12 @@ export function accuracyRows({
         value: `${t.read}/${t.expected} (${pct(t.read, t.expected)}), ${t.wrong} wrong`,
         target: "≥ 95 % (held-out set)",
         met: set === HELD_OUT ? t.read >= 0.95 * t.expected : null,
+      },
+      {
+        measurement: `  records read under the name the page gives them (the rest by their price, under another name)`,
+        value: `${t.named}/${t.expected} (${pct(t.named, t.expected)})`,
+        target: "",
+        met: null,
       },
       {
         measurement: `  real price and plan changes caught`,

@@ -34,6 +34,11 @@ export interface HistoryScore {
   versions: number;
   expected: number;
   read: number;
+  /**
+   * Of those read, the ones read under the name the page gives them; the others are read by their price under another
+   * name (a context price named by its section heading, a usage price by its row).
+   */
+  named: number;
   /** A record of that name (or that price) read with another amount: the failure that becomes a false price change. */
   wrong: number;
   missed: number;
@@ -90,6 +95,7 @@ const words = (name: string): string =>
 interface VersionScore {
   expected: number;
   read: number;
+  named: number;
   wrong: number;
   missed: number;
   extra: number;
@@ -98,7 +104,15 @@ interface VersionScore {
 
 /** Pairs expected records with read ones: by name, then by price for the rest. */
 export function scoreVersion(expected: ExpectedRecord[], pricing: PricingPlan[]): VersionScore {
-  const score: VersionScore = { expected: expected.length, read: 0, wrong: 0, missed: 0, extra: 0, failures: [] };
+  const score: VersionScore = {
+    expected: expected.length,
+    read: 0,
+    named: 0,
+    wrong: 0,
+    missed: 0,
+    extra: 0,
+    failures: [],
+  };
   const left = new Set(pricing);
   const unpaired: ExpectedRecord[] = [];
   for (const record of expected) {
@@ -113,8 +127,10 @@ export function scoreVersion(expected: ExpectedRecord[], pricing: PricingPlan[])
       continue;
     }
     left.delete(found);
-    if (reads(record, found)) score.read++;
-    else {
+    if (reads(record, found)) {
+      score.read++;
+      score.named++;
+    } else {
       score.wrong++;
       score.failures.push(
         `${record.name}: read ${found.amount} ${found.currency ?? ""}/${found.period ?? "-"} instead of ${JSON.stringify(record.prices[0])}`,
@@ -166,6 +182,7 @@ export function scoreProduct(manifest: HistoryManifest): HistoryScore {
     versions: 0,
     expected: 0,
     read: 0,
+    named: 0,
     wrong: 0,
     missed: 0,
     extra: 0,
@@ -201,6 +218,7 @@ export function scoreProduct(manifest: HistoryManifest): HistoryScore {
     const versionScore = scoreVersion(version.records, extraction.pricing);
     score.expected += versionScore.expected;
     score.read += versionScore.read;
+    score.named += versionScore.named;
     score.wrong += versionScore.wrong;
     score.missed += versionScore.missed;
     score.extra += versionScore.extra;
