@@ -148,6 +148,12 @@ export function nextElementSibling(el: Element): Element | null {
   return null;
 }
 
+/** The previous sibling of `el` that is an element, whatever text stands between. */
+export function previousElementSibling(el: Element): Element | null {
+  for (let previous = el.prev; previous; previous = previous.prev) if (isElement(previous)) return previous;
+  return null;
+}
+
 /** Control characters and non-characters are binary junk, never page text. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const JUNK_CHARS = /[\u0000-\u0008\u000e-\u001f\u007f\ufffe\uffff]/g;

@@ -9,7 +9,16 @@
  * Class names never decide: a Bootstrap card, a `div` column of a comparison grid with its name in a head cell, a table
  * row of one plan, or an `li` of a price list are found the same way.
  */
-import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
+import {
+  collapse,
+  isElement,
+  isHeading,
+  previousElementSibling,
+  tagName,
+  textContent,
+  type AnyNode,
+  type Element,
+} from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import { labelledSoftLine, softAmount, softMark, type PriceMark } from "./marks.js";
 import { shapeOf } from "./grids.js";
@@ -386,15 +395,13 @@ function freeNamedSiblings(index: ElementIndex, siblings: Element[], set: FoundR
     if (index.visibleChars(sibling) > MAX_NAME_ONLY_CHARS) continue;
     const text = nameText(sibling);
     const line = labelledSoftLine(text);
+    if (!line && !FREE_PLAN_NAME_RE.test(text)) continue;
     // In a set whose price lines are named by the line before each, the free one is too ("Developer's Edition" over
     // "Free & Open Source").
-    const before = namedFromBefore ? previousElementSibling(sibling) : null;
+    const before = !line && namedFromBefore ? previousElementSibling(sibling) : null;
     const nameEl = before && shapeOf(before) === namedFromBefore ? before : sibling;
-    const name = line ? line.label : nameEl === sibling ? text : nameText(nameEl);
-    if (nameEl !== sibling && !FREE_PLAN_NAME_RE.test(text)) continue;
-    if (!(line || nameEl !== sibling || FREE_PLAN_NAME_RE.test(name)) || /\d/.test(name) || !plausibleName(name))
-      continue;
-    if (named.has(name.toLowerCase())) continue;
+    const name = line ? line.label : nameText(nameEl);
+    if (/\d/.test(name) || !plausibleName(name) || named.has(name.toLowerCase())) continue;
     named.add(name.toLowerCase());
     const mark = softMark(sibling, line ? line.words : text, line ? line.amount : 0);
     found.push({ el: sibling, nameEl, name, marks: [mark], setSize: set.length });
@@ -662,12 +669,6 @@ function namedAfter(index: ElementIndex, nameless: { el: Element; marks: PriceMa
   }
   const names = new Set(found.map((record) => record.name.toLowerCase()));
   return names.size === found.length ? found : null;
-}
-
-function previousElementSibling(el: Element): Element | null {
-  let previous = el.prev;
-  while (previous && !isElement(previous)) previous = previous.prev;
-  return previous && isElement(previous) ? previous : null;
 }
 
 /** The index of the cell of a table row that holds `el`, or -1. */
