@@ -1421,6 +1421,24 @@ describe("plans as sections of a document", () => {
     ]);
   });
 
+  it("reads a name-classed element as a heading: its two lines in a card, its name alone in a table's head cell", () => {
+    const card = (heading: string, price: number) =>
+      `<li><div class="title">${heading}</div><div class="price">$${price} /license</div><ul><li>Support</li></ul></li>`;
+    expect(
+      read(
+        `<ul class="block">${card("Komodo IDE For<br/>Teams (5-Packs)", 1365)}${card("Komodo Site<br/>License", 99)}</ul>`,
+      ).pricing.map((plan) => plan.name),
+    ).toEqual(["Komodo IDE For Teams (5-Packs)", "Komodo Site License"]);
+    const head = (name: string, line: string) => `<th><div class="title">${name}</div><p>${line}</p></th>`;
+    const table =
+      `<table><tr>${head("Village", "for small groups")}${head("City", "for businesses")}</tr>` +
+      `<tr><td>$250 / month</td><td>$750 / month</td></tr></table>`;
+    expect(read(table).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Village", 250],
+      ["City", 750],
+    ]);
+  });
+
   it("names buttons that state their price and then what it buys, but not words going on from the price", () => {
     const button = (price: string, label: string) =>
       `<a class="button" href="#"><big><del>$595</del> ${price}</big><small>${label}</small></a>`;

@@ -149,7 +149,7 @@ export function nameText(el: Element): string {
       // A name is its first line: "<strong>Basic</strong><br>Just what you need" is Basic. A heading's second line of
       // a word or two, written right in it, goes on with the name ("<h2>Komodo IDE For<br/>Teams (5-Packs)</h2>").
       if (node !== el && tagName(node) === "br" && collapse(parts.join("")) !== "") {
-        if (!(isHeading(el) && node.parent === el && continuedName(node))) break;
+        if (!(namesItself(el) && node.parent === el && continuedName(node))) break;
         parts.push(" ");
       }
       if (node !== el && /^(?:div|p|li|h[1-6])$/.test(tagName(node))) parts.push(" ");
@@ -157,6 +157,11 @@ export function nameText(el: Element): string {
     }
   }
   return readName(parts.join(""));
+}
+
+/** A heading, or an element classed as a name or title (`<div class="title">`): it says what it names, all of it. */
+export function namesItself(el: Element): boolean {
+  return isHeading(el) || classTokens(el).some((token) => NAME_CLASS_RE.test(token));
 }
 
 /** A heading's line after `br` that goes on with its name: the last line, one or two words, not a sentence. */
@@ -301,7 +306,7 @@ export function nameCandidates(
   const consider = (el: Element, order: number): void => {
     if (holdsPrice(el) || index.visibleChars(el) === 0 || index.visibleChars(el) > (longRow ? ROW_HEAD_CHARS : 60))
       return;
-    const named = isHeading(el) || classTokens(el).some((token) => NAME_CLASS_RE.test(token));
+    const named = namesItself(el);
     if (!named && !hasOwnText(el)) return;
     // A candidate inside a candidate that already named itself (`<h3><span>Pro</span></h3>`): the outer one stands.
     if (out.some((c) => index.contains(c.el, el) && c.name === collapse(nameText(el)))) return;
@@ -341,7 +346,7 @@ export function nameCandidates(
     for (let k = 0; k < inside.length && k < MAX_SCANNED; k++) {
       const el = inside[k]!;
       if (index.at(el) < before) continue;
-      if (!isHeading(el) && !classTokens(el).some((token) => NAME_CLASS_RE.test(token))) continue;
+      if (!namesItself(el)) continue;
       consider(el, 1);
       if (out.length > 0) break;
     }
