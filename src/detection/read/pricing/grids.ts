@@ -5,7 +5,7 @@
  * same way when a row of names with as many cells stands above the priced row (a grid whose columns are plans, each a
  * `div` with its name on top, is a record set instead: records.ts).
  */
-import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
+import { collapse, isElement, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import type { PriceMark } from "./marks.js";
 import { hasOwnText, namesItself, nameText, plausibleName, priceColumnLabel, priceRowLabel } from "./names.js";
