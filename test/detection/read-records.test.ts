@@ -1421,7 +1421,7 @@ describe("plans as sections of a document", () => {
     ]);
   });
 
-  it("reads a name-classed element as a heading: its two lines in a card, its name alone in a table's head cell", () => {
+  it("reads a name-classed element as a heading: its two lines in a card, its name alone in a table's head cell (a bold line too)", () => {
     const card = (heading: string, price: number) =>
       `<li><div class="title">${heading}</div><div class="price">$${price} /license</div><ul><li>Support</li></ul></li>`;
     expect(
@@ -1434,6 +1434,12 @@ describe("plans as sections of a document", () => {
       `<table><tr>${head("Village", "for small groups")}${head("City", "for businesses")}</tr>` +
       `<tr><td>$250 / month</td><td>$750 / month</td></tr></table>`;
     expect(read(table).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Village", 250],
+      ["City", 750],
+    ]);
+    // A bold line in a head cell names the column the same way.
+    const bold = table.replace(/<div class="title">(\w+)<\/div>/g, "<p><strong>$1</strong></p>");
+    expect(read(bold).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
       ["Village", 250],
       ["City", 750],
     ]);

@@ -8,7 +8,7 @@ import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, typ
 import type { ElementIndex } from "../../parse/tree.js";
 import { isFootnote, labelledSoftLine, onRequestHeading, softMark, type PriceMark } from "./marks.js";
 import { firstPriceIndex } from "./money.js";
-import { nameText, plausibleName } from "./names.js";
+import { boldLine, nameText, plausibleName } from "./names.js";
 
 export interface ContextRecord {
   mark: PriceMark;
@@ -276,11 +276,7 @@ function lineOf(el: Element): { el: Element; kind: string } | null {
   for (let node: AnyNode | null = el, depth = 0; node && isElement(node) && depth < 3; node = node.parent, depth++) {
     const tag = tagName(node);
     if (tag === "li" || isHeading(node)) return { el: node, kind: tag };
-    if (tag === "p" || tag === "div") {
-      const children = node.children.filter((child) => isElement(child) || collapse(textContent(child)) !== "");
-      const only = children.length === 1 && isElement(children[0]!) ? children[0] : null;
-      return only && /^(?:strong|b)$/.test(tagName(only)) ? { el: node, kind: `${tag}>bold` } : null;
-    }
+    if (tag === "p" || tag === "div") return boldLine(node) ? { el: node, kind: `${tag}>bold` } : null;
   }
   return null;
 }

@@ -8,7 +8,15 @@
 import { collapse, isElement, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import type { PriceMark } from "./marks.js";
-import { hasOwnText, namesItself, nameText, plausibleName, priceColumnLabel, priceRowLabel } from "./names.js";
+import {
+  boldLine,
+  hasOwnText,
+  namesItself,
+  nameText,
+  plausibleName,
+  priceColumnLabel,
+  priceRowLabel,
+} from "./names.js";
 import { firstPriceIndex } from "./money.js";
 import { isTabList } from "./tabs.js";
 
@@ -120,9 +128,10 @@ function headerNames(
   for (const { cell, column, width } of cells) {
     // A head cell is a name and perhaps a button, not a card whose first line is a heading.
     if (index.visibleChars(cell) > MAX_HEAD_CELL_CHARS || index.sizeInside(cell) > MAX_HEAD_CELL_ELEMENTS) continue;
-    // A heading (or a name-classed element) in a table's head cell is its name, without the button under it ("<th><h4>PRO</h4><a>Get
+    // A heading (a name-classed element, a bold line) in a table's head cell is its name, without the button under it ("<th><h4>PRO</h4><a>Get
     // Started</a></th>").
-    const heading = tagName(cell) === "th" ? index.findInside(cell, namesItself) : undefined;
+    const heading =
+      tagName(cell) === "th" ? index.findInside(cell, (el) => namesItself(el) || boldLine(el)) : undefined;
     const name = nameText(heading ?? cell);
     if (!plausibleName(name)) continue;
     distinct.add(name.toLowerCase());

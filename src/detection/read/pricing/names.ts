@@ -11,6 +11,7 @@ import {
   isHeading,
   nextElementSibling,
   tagName,
+  textContent,
   type AnyNode,
   type Element,
 } from "../../parse/html.js";
@@ -162,6 +163,14 @@ export function nameText(el: Element): string {
 /** A heading, or an element classed as a name or title (`<div class="title">`): it says what it names, all of it. */
 export function namesItself(el: Element): boolean {
   return isHeading(el) || classTokens(el).some((token) => NAME_CLASS_RE.test(token));
+}
+
+/** A line that is all bold: a paragraph or div whose text is one `strong` or `b` ("<p><strong>Basics</strong></p>"). */
+export function boldLine(el: Element): boolean {
+  if (!/^(?:p|div)$/.test(tagName(el))) return false;
+  const children = el.children.filter((child) => isElement(child) || collapse(textContent(child)) !== "");
+  const only = children.length === 1 ? children[0] : null;
+  return !!only && isElement(only) && /^(?:strong|b)$/.test(tagName(only));
 }
 
 /** A heading's line after `br` that goes on with its name: the last line, one or two words, not a sentence. */
