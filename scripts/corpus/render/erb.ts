@@ -4,7 +4,9 @@
  * templates use to shape a page (`if`/`elsif`/`else`/`unless`/`case`/`when`, blocks over collections with `do |x|`,
  * assignments) and evaluates expressions over values the page can know: front matter (`current_page.data`), the
  * site's data files (`data.pricing.plans`), locals a partial is given, literals, and a handful of view helpers
- * (`partial`/`render`, `link_to`, `number_to_currency`…). Anything else is nil and prints nothing. `Time.now` reads
+ * (`partial`/`render`, `link_to`, `number_to_currency`…). A call into the application's own code (a model's price, a
+ * helper taking arguments) is the value the manifest's context gives for it as written (`Subscription.price`,
+ * `localised_price(:monthly)`). Anything else is nil and prints nothing. `Time.now` reads
  * the render context's `now` (the commit's time, when the manifest gives it). DocPad's Eco and ECT templates
  * (CoffeeScript inside the same tags) are read by the same reader once put in its terms (coffeeTemplateToErb).
  */
@@ -681,8 +683,50 @@ class RubyParser {
     return t.k === "op" && (t.v === "[" || t.v === ":");
   }
 
+  /**
+   * A call into the application's own code whose value the manifest's context gives, keyed by the call as written
+   * without spaces (`Subscription.price`, `localised_price(:monthly)`, `Rails.features.enabled?(:comments)`; `&.` is
+   * written `.`): the longest such chain of names, dots and argument lists here. Only keys with a dot or a
+   * parenthesis are calls (a plain name is a local, read as before).
+   */
+  private contextCall(): { value: Value } | null {
+    const first = this.peek();
+    if (!first || (first.k !== "id" && first.k !== "const")) return null;
+    let j = this.i + 1;
+    let text = first.v;
+    let best: { value: Value; end: number } | null = null;
+    const tokenText = (t: Tok) => (t.k === "sym" ? `:${t.v}` : t.k === "str" || t.k === "istr" ? `"${t.v}"` : t.v);
+    for (;;) {
+      const t = this.toks[j];
+      if (t?.k === "op" && t.v === "(") {
+        let depth = 0;
+        let k = j;
+        for (; k < this.toks.length; k++) {
+          const u = this.toks[k]!;
+          if (u.k === "op" && u.v === "(") depth++;
+          if (u.k === "op" && u.v === ")" && --depth === 0) break;
+        }
+        if (k >= this.toks.length) break;
+        text += this.toks
+          .slice(j, k + 1)
+          .map(tokenText)
+          .join("");
+        j = k + 1;
+      } else if (t?.k === "op" && (t.v === "." || t.v === "&.") && this.toks[j + 1]?.k === "id") {
+        text += `.${this.toks[j + 1]!.v}`;
+        j += 2;
+      } else break;
+      const found = lookupLocal(text, this.scope);
+      if (found.found) best = { value: found.value, end: j };
+    }
+    if (!best) return null;
+    this.i = best.end;
+    return { value: best.value };
+  }
+
   private postfix(): Value {
-    let value = this.primary();
+    const called = this.contextCall();
+    let value = called ? called.value : this.primary();
     for (;;) {
       if (this.isOp(".") || this.isOp("&.")) {
         const safe = this.peek()!.v === "&.";

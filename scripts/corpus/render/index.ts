@@ -43,7 +43,10 @@ export interface RenderOptions {
    * product's code): the page's path is under it, and the site's files are read as if it were the root.
    */
   root?: string;
-  /** Values the page's server would supply (`site_name`, a setting), also printed for custom tags of that name. */
+  /**
+   * Values the page's server would supply (`site_name`, a setting; in ERB, a call into the app's code as written,
+   * `Subscription.price`), also printed for custom tags of that name.
+   */
   context?: Record<string, Value>;
   /** Directory names templates are looked up under, most specific first (default: `templates`, `_includes`, …). */
   templateRoots?: string[];
