@@ -1429,6 +1429,9 @@ describe("plans as sections of a document", () => {
         `<ul class="block">${card("Komodo IDE For<br/>Teams (5-Packs)", 1365)}${card("Komodo Site<br/>License", 99)}</ul>`,
       ).pricing.map((plan) => plan.name),
     ).toEqual(["Komodo IDE For Teams (5-Packs)", "Komodo Site License"]);
+    // A first line set apart in bold is the name alone, its second line a tagline.
+    const tagged = `<ul class="block">${card("<strong>Basic</strong><br>Start here", 5)}${card("<strong>Pro</strong><br>For teams", 9)}</ul>`;
+    expect(read(tagged).pricing.map((plan) => plan.name)).toEqual(["Basic", "Pro"]);
     const head = (name: string, line: string) => `<th><div class="title">${name}</div><p>${line}</p></th>`;
     const table =
       `<table><tr>${head("Village", "for small groups")}${head("City", "for businesses")}</tr>` +

@@ -173,8 +173,14 @@ export function boldLine(el: Element): boolean {
   return !!only && isElement(only) && /^(?:strong|b)$/.test(tagName(only));
 }
 
-/** A heading's line after `br` that goes on with its name: the last line, one or two words, not a sentence. */
+/**
+ * A heading's line after `br` that goes on with its name: the last line, one or two words, not a sentence, after a
+ * first line of plain text.
+ */
 function continuedName(br: Element): boolean {
+  // Both lines written right in it: a first line set apart ("<strong>Free</strong><br>Start here") is the name alone.
+  const previous = br.prev;
+  if (!previous || previous.type !== "text" || collapse((previous as { data: string }).data) === "") return false;
   const next = br.next;
   if (!next || next.type !== "text" || next.next) return false;
   const line = collapse((next as { data: string }).data);
