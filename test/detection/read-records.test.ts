@@ -1432,6 +1432,12 @@ describe("plans as sections of a document", () => {
     // A first line set apart in bold is the name alone, its second line a tagline.
     const tagged = `<ul class="block">${card("<strong>Basic</strong><br>Start here", 5)}${card("<strong>Pro</strong><br>For teams", 9)}</ul>`;
     expect(read(tagged).pricing.map((plan) => plan.name)).toEqual(["Basic", "Pro"]);
+    // Read by its context (its name is a price word), a free card is named by its first line, not "FreeStart here".
+    const free = `<ul class="block">${card("<strong>Free</strong><br>Start here", 0)}${card("<strong>Pro</strong><br>For teams", 9)}</ul>`;
+    expect(read(free).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Free", 0],
+      ["Pro", 9],
+    ]);
     const head = (name: string, line: string) => `<th><div class="title">${name}</div><p>${line}</p></th>`;
     const table =
       `<table><tr>${head("Village", "for small groups")}${head("City", "for businesses")}</tr>` +

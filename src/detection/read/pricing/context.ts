@@ -210,7 +210,7 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
           const previous =
             first && first !== block ? first : LABELLED_TAGS.has(tagName(block)) ? previousElement(block) : null;
           // Only a label-like element: short, and not a sentence ("For departments." describes; "Extra seats" names).
-          const text = previous && index.visibleChars(previous) <= 40 ? collapse(textContent(previous)) : "";
+          const text = previous && index.visibleChars(previous) <= 40 ? nameText(previous) : "";
           if (text && !/[.!?]$/.test(text)) label = labelOf(text);
         }
       }
