@@ -73,12 +73,17 @@ const THEN_RE = /\bthen\s*$/i;
 /** "It's $50/year", "That is $5": a sentence's subject that points elsewhere, no name. */
 const PRONOUN_RE = /^(?:it|this|that|these|those|which|they|there|here)(?:['’]s|['’]re)?$/i;
 
-/** The words before a price on its line: its nearest block's text before it (within BLOCK_MAX_CHARS), or "". */
-export function wordsBefore(index: ElementIndex, mark: PriceMark): string {
-  let block: AnyNode | null = mark.el.parent;
+/** The line `el` is on: the nearest block around it (or itself), when it is short enough to be a line. */
+function lineBlock(index: ElementIndex, el: Element): Element | null {
+  let block: AnyNode | null = el;
   while (block && isElement(block) && !BLOCK_TAGS.has(tagName(block))) block = block.parent;
-  if (!block || !isElement(block) || index.visibleChars(block) > BLOCK_MAX_CHARS) return "";
-  return textBefore(block, mark.el, mark.text);
+  return block && isElement(block) && index.visibleChars(block) <= BLOCK_MAX_CHARS ? block : null;
+}
+
+/** The words before a price on its line, or "" when it is on no short line. */
+export function wordsBefore(index: ElementIndex, mark: PriceMark): string {
+  const block = lineBlock(index, mark.el);
+  return block ? textBefore(block, mark.el, mark.text) : "";
 }
 
 /** What a price buys besides the offer it sits in, said before it: "Upgrade for", "Subscribe for", "Renew at". */
@@ -196,10 +201,9 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
       // A free offer in a list is named by its item.
       let label: string | null = mark.soft ? itemNames.freeOffer(mark) : null;
       // The line the price is on: its nearest block that is short enough to be a line.
-      let block: AnyNode | null = mark.el;
-      while (block && isElement(block) && !BLOCK_TAGS.has(tagName(block))) block = block.parent;
+      const block = lineBlock(index, mark.el);
       if (label === null && mark.lead !== undefined) label = labelOf(mark.lead);
-      else if (label === null && block && isElement(block) && index.visibleChars(block) <= BLOCK_MAX_CHARS) {
+      else if (label === null && block) {
         label = labelOf(textBefore(block, mark.el, mark.text));
         // A row's first cell, a definition term or a label element just before the price's own cell or line. A
         // footnote is about what its marker points at, not about the button or line above it.

@@ -128,8 +128,8 @@ function headerNames(
   for (const { cell, column, width } of cells) {
     // A head cell is a name and perhaps a button, not a card whose first line is a heading.
     if (index.visibleChars(cell) > MAX_HEAD_CELL_CHARS || index.sizeInside(cell) > MAX_HEAD_CELL_ELEMENTS) continue;
-    // A heading (a name-classed element, a bold line) in a table's head cell is its name, without the button under it ("<th><h4>PRO</h4><a>Get
-    // Started</a></th>").
+    // A heading (a name-classed element, a bold line) in a table's head cell is its name, without the button under it
+    // ("<th><h4>PRO</h4><a>Get Started</a></th>").
     const heading =
       tagName(cell) === "th" ? index.findInside(cell, (el) => namesItself(el) || boldLine(el)) : undefined;
     const name = nameText(heading ?? cell);
