@@ -138,7 +138,7 @@ export function checkResponse(res: ObservedResponse): void {
   const result = api.validator.validateResponse(res.body, operation, res.status);
   if (result.errors && result.errors.length > 0) {
     throw new ContractViolation(
-      `${where}: body does not match the contract of ${operationId}: ${JSON.stringify(result.errors.slice(0, 5))}\nbody: ${JSON.stringify(res.body).slice(0, 1000)}`,
+      `${where}: body does not match the contract of ${operationId}: ${JSON.stringify(result.errors.slice(0, 5))}\nbody: ${String(JSON.stringify(res.body)).slice(0, 1000)}`,
     );
   }
 }
