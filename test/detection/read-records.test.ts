@@ -1224,6 +1224,99 @@ describe("records from the page's own repetition", () => {
   });
 });
 
+describe("a section that sums up its cards", () => {
+  /** A home page's pricing section: a paragraph states the prices, the cards below state them again. */
+  const section = (intro: string) =>
+    `<div class="hero"><h1>A blog you'll actually keep updated</h1><p>Write where you like.</p>` +
+    `<p>Trusted by 1000+ bloggers. Free forever, Premium $39/year or $4/month.</p></div>` +
+    `<div id="pricing"><h2>Pricing</h2><p>${intro}</p><div class="grid">` +
+    `<div class="card"><h3>Classic</h3><div class="amount">FREE</div><p>Your blogging basics.</p><ul><li>Unlimited posts</li><li>Themes</li></ul></div>` +
+    `<div class="card"><h3>Premium</h3><div class="amount">$39<span> /year or $4/mo</span></div><p>Everything.</p><ul><li>Custom domains</li><li>Analytics</li></ul></div>` +
+    `</div></div><div class="features"><h2>Everything you need</h2><p>Compare the plans.</p></div>`;
+  const PLANS = [
+    { name: "Classic", amount: 0, currency: null, period: null },
+    {
+      name: "Premium",
+      amount: 39,
+      currency: "USD",
+      period: "year",
+      options: [
+        [39, "year", null],
+        [4, "month", null],
+      ],
+    },
+  ];
+
+  it("reads the cards as plans when the section's paragraph states their prices in bold before them", () => {
+    const intro =
+      "The blogging basics are <strong>free forever</strong>. Upgrade any time for custom domains and more for " +
+      "<strong>$39/year</strong> or <strong>$4/month</strong>.";
+    // Not a record named "free forever" holding the cards as its add-ons, nor the paragraph's prices again; the line
+    // under the headline that names Premium restates its prices.
+    expect(prices(read(section(intro)).pricing)).toEqual(PLANS);
+  });
+
+  it("reads a price's period written inside its element after it ('$39<span> /year or $4/mo</span>')", () => {
+    const plans = read(section("Pick a plan.")).pricing;
+    expect(prices(plans).find((plan) => plan.name === "Premium")).toEqual(PLANS[1]);
+  });
+
+  it("reads offers the structured data names for their billing cycle as one plan's two prices", () => {
+    const ld = {
+      "@context": "https://schema.org",
+      "@type": "SoftwareApplication",
+      name: "Pagecord",
+      offers: [
+        { "@type": "Offer", name: "Classic", price: "0", priceCurrency: "USD" },
+        { "@type": "Offer", name: "Premium (Annual)", price: "39", priceCurrency: "USD" },
+        {
+          "@type": "Offer",
+          name: "Premium (Monthly)",
+          price: "4",
+          priceCurrency: "USD",
+          priceSpecification: { "@type": "UnitPriceSpecification", billingDuration: "P1M" },
+        },
+      ],
+    };
+    const html = `<script type="application/ld+json">${JSON.stringify(ld)}</script><h1>Pagecord</h1><p>A blog.</p>`;
+    expect(prices(read(html).pricing)).toEqual([
+      { name: "Classic", amount: 0, currency: "USD", period: null },
+      {
+        name: "Premium",
+        amount: 39,
+        currency: "USD",
+        period: "year",
+        options: [
+          [39, "year", null],
+          [4, "month", null],
+        ],
+      },
+    ]);
+  });
+
+  it("names a price by the phrase its sentence links or bolds before it ('becoming a <a>Supporter</a> for $75/year')", () => {
+    const html =
+      section("Pick a plan.") +
+      `<p>If you're a super-fan, please consider becoming a <a href="/support">Supporter</a> for $75/year!</p>`;
+    const supporter = read(html).pricing.find((plan) => plan.amount === 75);
+    expect(supporter && { name: supporter.name, origin: supporter.origin }).toEqual({
+      name: "Supporter",
+      origin: "context",
+    });
+  });
+
+  it("raises no pricing event when the headline's line stops restating the plans' prices", () => {
+    const intro =
+      "The basics are <strong>free forever</strong>. Upgrade for <strong>$39/year</strong> or <strong>$4/month</strong>.";
+    const before = section(intro);
+    const after = before.replace(
+      "Free forever, Premium $39/year or $4/month.",
+      "Every account starts with a free trial.",
+    );
+    expect(pricingEvents(events(before, after))).toEqual([]);
+  });
+});
+
 describe("prices in documentation prose", () => {
   it("names a price in a list of sentences by the item's one bold phrase, as documentation pages list their plans", () => {
     const item = (name: string, price: number) =>

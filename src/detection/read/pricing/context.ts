@@ -7,7 +7,7 @@
 import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import { isFootnote, labelledSoftLine, onRequestHeading, softMark, type PriceMark } from "./marks.js";
-import { firstPriceIndex } from "./money.js";
+import { firstPriceIndex, parsePrice } from "./money.js";
 import { boldLine, nameText, plausibleName } from "./names.js";
 
 export interface ContextRecord {
@@ -115,6 +115,30 @@ function labelOf(text: string): string | null {
   return named ?? (plausibleName(clause) ? clause : null);
 }
 
+/** Elements that mark a phrase out of a sentence: a link, bold or emphasis. */
+const MARKED_PHRASE_TAGS = new Set(["a", "strong", "b", "em"]);
+/** What joins a name to its price in a sentence: "Supporter for $75/year", "Pro at $10", "Team: $8". */
+const JOINED_PRICE_RE = /^(?:for|at|costs?|is|:|[–—-])\s+(?:(?:only|just)\s+)?(?=\S*\d)/i;
+
+/**
+ * The phrase a sentence marks out (a link, bold) right before the words that join it to its price ("becoming a
+ * <a>Supporter</a> for $75/year"), as a name; null when there is none or it is no name.
+ */
+function markedPhraseBefore(mark: PriceMark): string | null {
+  const amount = mark.options[0]!.amount;
+  for (const child of mark.el.children) {
+    if (!isElement(child) || !MARKED_PHRASE_TAGS.has(tagName(child))) continue;
+    const next = child.next;
+    if (next?.type !== "text") continue;
+    const after = collapse((next as { data: string }).data);
+    const joined = JOINED_PRICE_RE.exec(after);
+    if (!joined || parsePrice(after.slice(joined[0].length))?.amount !== amount) continue;
+    const name = nameText(child);
+    if (plausibleName(name) && !sentenceAboutPrice(name)) return name;
+  }
+  return null;
+}
+
 /**
  * "Premium: podcasting, video, and bookmarks: $10/month": a name, a colon, and a list of what the offer holds; the name.
  * Null when the words after the colon are no list.
@@ -218,6 +242,9 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
           if (text && !/[.!?]$/.test(text)) label = labelOf(text);
         }
       }
+      // "…please consider becoming a <a>Supporter</a> for $75/year!": the phrase the sentence marks out right before
+      // the price names it.
+      if (label === null) label = markedPhraseBefore(mark);
       // "The **Starter** plan offers 300 searches for $5 per month", "Premium — all features — $9/year": a price in a
       // list whose items each name their offer is named by its item, over a label that only says more around that
       // name ("Team plan offers unlimited users").

@@ -125,8 +125,16 @@ const asWords = (text: string): string =>
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim()} `;
 
-/** A prose price equal to the price of a named plan its paragraph (of at most 2,000 characters) names. */
-function restatesNamedPlan(index: ElementIndex, mark: PriceMark, plans: Map<string, PricingPlan>): boolean {
+/**
+ * A price equal to the price of a named plan its paragraph (of at most 2,000 characters) names; with `recordsOnly`, a
+ * plan read from a record set or structured data, not a price read by its context.
+ */
+function restatesNamedPlan(
+  index: ElementIndex,
+  mark: PriceMark,
+  plans: Map<string, PricingPlan>,
+  recordsOnly = false,
+): boolean {
   const price = mark.options[0]!;
   if (price.amount === null || index.visibleChars(mark.el) > 2000) return false;
   let paragraph: string | null = null;
@@ -134,7 +142,7 @@ function restatesNamedPlan(index: ElementIndex, mark: PriceMark, plans: Map<stri
     if (plan.currency !== price.currency || !priceOptions(plan).some((option) => option.amount === price.amount))
       continue;
     // A plan read by a record set, or a price its own line names ("The **Starter** plan offers…"), not by a section.
-    if ((plan.origin === "context" && plan.key.endsWith("|")) || plan.name.length < 3) continue;
+    if ((plan.origin === "context" && (recordsOnly || plan.key.endsWith("|"))) || plan.name.length < 3) continue;
     paragraph ??= asWords(blockText(mark.el));
     if (paragraph.includes(asWords(plan.name))) return true;
   }
@@ -451,6 +459,11 @@ class Readings {
   private readonly sections = new Map<string, string | null>();
   /** Where on the page each record was first read, to list records in page order whatever reader found them. */
   readonly positions = new Map<string, number>();
+  /**
+   * Every reading as it was read, with its section: a record read twice (a card, then a comparison table's column
+   * further down) shows its prices in both sections, whichever reading its record keeps.
+   */
+  private readonly read: { section: string | null; plan: PricingPlan }[] = [];
 
   /** The records in page order (structured data first, as it has no place on the page). */
   inPageOrder(): PricingPlan[] {
@@ -473,6 +486,7 @@ class Readings {
       plan.amount !== null &&
       existing.amount !== null &&
       !priceOptions(plan).some((option) => priceOptions(existing).some((o) => mayBeSame(o, option)));
+    this.saw(plan, section);
     if (!apart || !existing) {
       if (!existing) this.sections.set(plan.key, section);
       this.positions.set(plan.key, Math.min(position, this.positions.get(plan.key) ?? position));
@@ -491,14 +505,20 @@ class Readings {
     } else addPlan(this.plans, plan);
   }
 
+  /** A reading read in `section`, for `shows`. */
+  saw(plan: PricingPlan, section: string | null): void {
+    this.read.push({ section, plan });
+  }
+
   /**
    * A record read under `section` already shows this price; with a `label` (what the price says it is for, "$9 per
    * additional website"), a record that bears it: "Additional user" at $9 shows no price per additional website.
    */
   shows(section: string | null, option: PriceOption, label: string | null = null): boolean {
     const named = label === null || priceRowLabel(label) ? null : asWords(label);
-    for (const [key, plan] of this.plans) {
-      if ((this.sections.get(key) ?? null) !== section) continue;
+    for (const reading of this.read) {
+      if (reading.section !== section) continue;
+      const plan = reading.plan;
       if (named !== null && !asWords(plan.name).includes(named)) continue;
       if (priceOptions(plan).some((o) => sameOption(o, option)) || plan.promo_amount === option.amount) return true;
     }
@@ -811,7 +831,13 @@ export function extractPricing(
       if (found.mark.soft && found.label !== null && plans.has(planKey(found.label))) continue;
       // A paragraph that names a plan and restates its price ("…consider the Professional plan. This plan is priced
       // at USD $10/month") is advice about that plan, not a price of its own.
-      if (found.mark.prose && restatesNamedPlan(index, found.mark, plans)) continue;
+      // So is a labelled line that names a plan a record set read and restates its price ("Free forever, Premium
+      // $39/year or $4/month" under the page's headline).
+      if (
+        (found.mark.prose || found.label !== null) &&
+        restatesNamedPlan(index, found.mark, plans, !found.mark.prose)
+      )
+        continue;
       // The same price shown again where it was read before (a mobile copy of a table, a sticky header): one record.
       // Without a label, a list's line tells a copy from another offer at the same price ("…for Linux for 5 compute
       // credits", "…for FreeBSD for 5 compute credits").
@@ -840,6 +866,8 @@ export function extractPricing(
       plan.key = n === 1 ? key : `${key} (${n})`;
       if (!plans.has(plan.key)) {
         plans.set(plan.key, plan);
+        // Told apart from other context prices as before: by what it is, not by the section it is read in.
+        readings.saw(plan, null);
         readings.positions.set(plan.key, index.at(found.mark.el));
         sentence = { el: found.mark.el, plan, label: found.label, struck: found.mark.struck };
       }

@@ -415,7 +415,7 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
         }
         // `10$ <span>20</span>`: a higher bare number beside the price is the list price it replaces, not an option.
         if (bare && beside === "list") bare.struck = true;
-        if (prices.length > 0) marks.push(newMark(el, own, prices, index, false));
+        if (prices.length > 0) marks.push(newMark(el, own, withInnerPeriod(el, prices), index, false));
       }
       continue;
     }
@@ -519,6 +519,42 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
   }
   return marks.filter((mark) => !dead.has(mark)).sort((a, b) => index.at(a.el) - index.at(b.el));
 }
+
+/**
+ * An element's own price whose period is written after it inside the element, in a part that is a mark of its own
+ * ("$39<span> /year or $4/mo</span>"): the period said between the price and the next one is its period.
+ */
+function withInnerPeriod(el: Element, prices: ParsedPrice[]): ParsedPrice[] {
+  if (prices.length !== 1 || prices[0]!.period !== null) return prices;
+  const full = markText(el);
+  if (full.length > MARK_MAX_CHARS) return prices;
+  const stated = statedPrices(full).filter((p) => p.amount !== null && p.currency !== null);
+  const at = stated.findIndex((p) => p.amount === prices[0]!.amount && p.currency === prices[0]!.currency);
+  if (at === -1) return prices;
+  const period = detectPeriod(full.slice(stated[at]!.end, stated[at + 1]?.start));
+  return period ? [{ ...prices[0]!, period }] : prices;
+}
+
+/** Elements that mark a phrase inside a line rather than make a line of their own. */
+const PHRASE_TAGS = new Set(["strong", "b", "em", "i", "span", "small", "big", "mark", "u"]);
+
+/**
+ * A price in bold inside a paragraph of running text ("The blogging basics are <strong>free forever</strong>. Upgrade
+ * any time … for <strong>$39/year</strong> or <strong>$4/month</strong>."): a sentence states it.
+ */
+export function phraseOfParagraph(index: ElementIndex, el: Element): boolean {
+  if (!PHRASE_TAGS.has(tagName(el))) return false;
+  let block: AnyNode | null = el.parent;
+  while (block && isElement(block) && PHRASE_TAGS.has(tagName(block))) block = block.parent;
+  if (!block || !isElement(block) || tagName(block) !== "p") return false;
+  if (index.visibleChars(block) > MARK_MAX_CHARS) return true;
+  // A shorter paragraph is running text when the words around the phrase make a sentence.
+  const around = collapse(textContent(block)).replace(collapse(textContent(el)), " ");
+  return (around.match(/\p{L}{2,}/gu) ?? []).length >= SENTENCE_WORDS;
+}
+
+/** Words around a phrase that make its paragraph a sentence, not a price line ("Pro: <b>$10</b> per month"). */
+const SENTENCE_WORDS = 8;
 
 /**
  * The result of a calculation written beside it: the text just before the element ends with "=" (`<code>1 million

@@ -335,8 +335,8 @@ function planFromOffer(ld: JsonLd, { offer, holder, currency: inherited }: Offer
   const ownName = textOf(prop(offer, "name")) ?? (isObject(itemOffered) ? textOf(prop(itemOffered, "name")) : null);
   const holderName = holder ? textOf(prop(holder, "name")) : null;
   const spec = fromSpecs !== null && fromSpecs !== "ambiguous" ? fromSpecs.spec : null;
-  const name = ownName ?? holderName ?? (spec ? textOf(prop(spec, "name")) : null);
-  if (!name) return null;
+  const fullName = ownName ?? holderName ?? (spec ? textOf(prop(spec, "name")) : null);
+  if (!fullName) return null;
 
   const priced = hasPriceField(offer) || specs.some(hasPriceField);
   // An offer without any price is a plan whose price the page does not give ("Enterprise: contact sales") only when
@@ -362,7 +362,22 @@ function planFromOffer(ld: JsonLd, { offer, holder, currency: inherited }: Offer
   const specPeriods = [...new Set(paid.map(periodOf).filter((p) => p !== null))];
   const period =
     (spec ? periodOf(spec) : null) ?? (specPeriods.length === 1 ? specPeriods[0]! : null) ?? periodOf(offer);
-  return structuredPlan(name, { amount, currency, period });
+  // "Premium (Annual)" and "Premium (Monthly)": one plan's two billing options, named for their cycle.
+  const cycle = billingInName(fullName);
+  if (cycle && (period === null || period === cycle.period))
+    return structuredPlan(cycle.name, { amount, currency, period: cycle.period });
+  return structuredPlan(fullName, { amount, currency, period });
+}
+
+/** A billing cycle written after an offer's name: "Premium (Annual)", "Pro – Monthly", "Team yearly". */
+const BILLING_IN_NAME_RE =
+  /^(.*?\S)\s*(?:\(\s*(annual|annually|yearly|monthly)\s*\)|[-–—:]\s*(annual|annually|yearly|monthly)|\s(annual|annually|yearly|monthly))\s*$/i;
+
+function billingInName(name: string): { name: string; period: "month" | "year" } | null {
+  const found = BILLING_IN_NAME_RE.exec(name.trim());
+  if (!found) return null;
+  const word = (found[2] ?? found[3] ?? found[4]!).toLowerCase();
+  return { name: found[1]!, period: word === "monthly" ? "month" : "year" };
 }
 
 /** Whether a node publishes offers of its own. */
@@ -428,8 +443,17 @@ function mergeByKey(plans: PricingPlan[]): PricingPlan[] {
     if (priced.length === 0) return group[0]!;
     const distinct = distinctPrices(priced);
     if (distinct.length === 1) return priced[0]!;
+    // One option per period ("Premium (Annual)" $39/year, "Premium (Monthly)" $4/month): the plan shows them all.
     const periods = distinct.map((plan) => plan.period);
-    if (periods.every((p) => p !== null) && new Set(periods).size === distinct.length) return priced[0]!;
+    if (periods.every((p) => p !== null) && new Set(periods).size === distinct.length) {
+      const prices = distinct.map((plan) => ({
+        amount: plan.amount,
+        currency: plan.currency,
+        period: plan.period,
+        billing: null,
+      }));
+      return { ...priced[0]!, prices };
+    }
     return structuredPlan(group[0]!.name, { amount: null, currency: null, period: null });
   });
 }

@@ -20,7 +20,7 @@ import {
   type Element,
 } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
-import { labelledSoftLine, softAmount, softMark, type PriceMark } from "./marks.js";
+import { labelledSoftLine, phraseOfParagraph, softAmount, softMark, type PriceMark } from "./marks.js";
 import { shapeOf } from "./grids.js";
 import { tabsByPane } from "./tabs.js";
 import { firstPriceIndex } from "./money.js";
@@ -531,7 +531,13 @@ function recordSet(
       if (labelledList(own)) continue;
       // A subtree holding records of its own is a record only when its own price stands before them (a card's price
       // above its priced feature list), not after them (a section's footnote below its cards).
-      if (holdsRecord[index.at(el)] && !ownPriceFirst(index, el, first, (at) => holdsRecord[at] === 1 || isRecord(at)))
+      // Nor is a section whose paragraph states prices before its cards ("The basics are **free forever**. Upgrade
+      // for **$39/year** or **$4/month**." over a Classic and a Premium card): the sentence sums the cards up.
+      if (
+        holdsRecord[index.at(el)] &&
+        (!ownPriceFirst(index, el, first, (at) => holdsRecord[at] === 1 || isRecord(at)) ||
+          phraseOfParagraph(index, first.el))
+      )
         continue;
       const self = selfNamed(first);
       const candidates = self
