@@ -833,10 +833,7 @@ export function extractPricing(
       // at USD $10/month") is advice about that plan, not a price of its own.
       // So is a labelled line that names a plan a record set read and restates its price ("Free forever, Premium
       // $39/year or $4/month" under the page's headline).
-      if (
-        (found.mark.prose || found.label !== null) &&
-        restatesNamedPlan(index, found.mark, plans, !found.mark.prose)
-      )
+      if ((found.mark.prose || found.label !== null) && restatesNamedPlan(index, found.mark, plans, !found.mark.prose))
         continue;
       // The same price shown again where it was read before (a mobile copy of a table, a sticky header): one record.
       // Without a label, a list's line tells a copy from another offer at the same price ("…for Linux for 5 compute
