@@ -1317,6 +1317,71 @@ describe("a section that sums up its cards", () => {
   });
 });
 
+describe("a comparison table whose head cells span columns", () => {
+  const head = (name: string, span: number) =>
+    `<th colspan="${span}"><strong>${name}</strong> <span>The choice for ${name.toLowerCase()} teams.</span> <a href="/enquiries">Find out more</a></th>`;
+  const table =
+    `<h2>Support plans</h2><table><thead><tr><td></td>${head("Pre-production", 1)}${head("Production", 2)}</tr></thead><tbody>` +
+    `<tr><th scope="row">Annual price</th><td><strong>£1199</strong></td><td><strong>£4999</strong><br><em>+£1299 per cluster</em></td>` +
+    `<td><strong>£9999</strong><br><em>+£1299 per cluster</em></td></tr>` +
+    `<tr><th scope="row">Support availability</th><td>9am to 5pm</td><td>Every day</td><td>Every day</td></tr>` +
+    `<tr><th scope="row">Response time</th><td>Next day*</td><td>Next day*</td><td>Same day*</td></tr>` +
+    `</tbody></table>`;
+
+  it("names each column by the bold words of its head cell, tells spanned columns apart, and reads '+£1299 per cluster' as an add-on", () => {
+    expect(prices(read(table).pricing)).toEqual([
+      { name: "Pre-production", amount: 1199, currency: "GBP", period: "year", options: [[1199, "year", "year"]] },
+      {
+        name: "Production (Next day)",
+        amount: 4999,
+        currency: "GBP",
+        period: "year",
+        options: [[4999, "year", "year"]],
+      },
+      {
+        name: "Additional cluster (Production (Next day))",
+        amount: 1299,
+        currency: "GBP",
+        period: "year",
+        options: [[1299, "year", "year"]],
+      },
+      {
+        name: "Production (Same day)",
+        amount: 9999,
+        currency: "GBP",
+        period: "year",
+        options: [[9999, "year", "year"]],
+      },
+      {
+        name: "Additional cluster (Production (Same day))",
+        amount: 1299,
+        currency: "GBP",
+        period: "year",
+        options: [[1299, "year", "year"]],
+      },
+    ]);
+  });
+
+  it("tells a raise of one spanned column's price as that column's", () => {
+    const raised = pricingEvents(events(table, table.replace("£9999", "£10999")));
+    expect(raised.map((event) => event.title)).toEqual([expect.stringMatching(/Production \(Same day\)/)]);
+  });
+
+  it("names an increment with its period before what it is per ('+ £995/year per cluster support') by what it buys", () => {
+    const card = (name: string, price: string) =>
+      `<div class="col"><h3>${name}</h3><p><span class="price">${price}</span><br><span class="sub">+ £995/year per cluster support</span></p><ul><li>Hardware</li><li>Setup</li></ul></div>`;
+    const plans = read(
+      `<h2>Appliances</h2><div class="row">${card("Standard", "£1,995")}${card("Pro", "£3,995")}</div>`,
+    ).pricing;
+    expect(plans.map((plan) => plan.name)).toEqual([
+      "Standard",
+      "Additional cluster support (Standard)",
+      "Pro",
+      "Additional cluster support (Pro)",
+    ]);
+  });
+});
+
 describe("prices in documentation prose", () => {
   it("names a price in a list of sentences by the item's one bold phrase, as documentation pages list their plans", () => {
     const item = (name: string, price: number) =>

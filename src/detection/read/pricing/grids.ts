@@ -131,13 +131,26 @@ function headerNames(
     // A heading (a name-classed element, a bold line) in a table's head cell is its name, without the button under it
     // ("<th><h4>PRO</h4><a>Get Started</a></th>").
     const heading =
-      tagName(cell) === "th" ? index.findInside(cell, (el) => namesItself(el) || boldLine(el)) : undefined;
+      tagName(cell) === "th"
+        ? (index.findInside(cell, (el) => namesItself(el) || boldLine(el)) ?? leadingBold(cell))
+        : undefined;
     const name = nameText(heading ?? cell);
     if (!plausibleName(name)) continue;
     distinct.add(name.toLowerCase());
     for (let c = column; c < column + width; c++) names.set(c, heading ?? cell);
   }
   return distinct.size >= 2 ? names : null;
+}
+
+/**
+ * A head cell's first words set in bold before a tagline or a button in elements of their own ("<th><strong>Production
+ * </strong> <span>Our most popular choice…</span> <a>Find out more</a></th>"): the bold element, its column's name.
+ */
+function leadingBold(cell: Element): Element | undefined {
+  const parts = cell.children.filter((child) => isElement(child) || collapse(textContent(child)) !== "");
+  const first = parts[0];
+  if (!first || !isElement(first) || !/^(?:strong|b)$/.test(tagName(first)) || parts.length < 2) return undefined;
+  return parts.slice(1).every(isElement) ? first : undefined;
 }
 
 /** A row a table marks as its header: inside `thead`, all `th` cells, `columnheader` cells, or the table's first row. */
@@ -281,12 +294,28 @@ export function findGridRecords(
     return headerCache.get(row)!;
   };
   const columnsOf = new Map<Element, Map<Element, { column: number; width: number }>>();
-  const add = (mark: PriceMark, nameEl: Element, rowLabel: string, table: Element): void => {
+  // The columns a head cell spans ("Production" over a next-day and a same-day column), told apart per head cell.
+  const spanNames = new Map<Element, Map<number, string>>();
+  const spannedColumnName = (
+    rows: Element[],
+    columns: Map<Element, { column: number; width: number }>,
+    head: Element,
+    column: number,
+  ): string | null => {
+    // The name may be a heading or bold words inside the head cell.
+    const cell = isCell(head) ? head : ancestor(head, isCell, 6);
+    const spanned = cell ? columns.get(cell) : undefined;
+    if (!spanned || spanned.width < 2) return null;
+    let names = spanNames.get(head);
+    if (!names) spanNames.set(head, (names = columnsApart(index, rows, columns, spanned, holdsMark)));
+    return names.get(column) ?? null;
+  };
+  const add = (mark: PriceMark, nameEl: Element, rowLabel: string, table: Element, columnName?: string): void => {
     // A template's full stop after every row label ("Cost per tunnel.") is no part of the name.
     let label = rowLabel.replace(/(?<=\w)\.$/, "");
     // The row of the plans' prices ("Price", "Monthly", or no label) names the price by its column; another priced row
     // ("Extra seats | $5 | $4") is a price of its own for each plan.
-    const column = nameText(nameEl);
+    const column = columnName ?? nameText(nameEl);
     // A row label that says more after its name ("Class B Requests: GET, SELECT, and all others") is named by its head.
     const head = /^([^:(]{3,40}?)\s*[:(]/.exec(label)?.[1];
     const rowName = (text: string) => plausibleName(text, { rowHead: true });
@@ -344,7 +373,8 @@ export function findGridRecords(
             leadWidth > 1
               ? spannedLabel(row, cell, leadWidth, columns)
               : (lineLabel(index, row, cell, mark.el) ?? rowLabel(row, cell));
-          add(mark, nameEl, label, table);
+          const apart = spannedColumnName(rows, columns, nameEl, position.column);
+          add(mark, nameEl, label, table, apart === null ? undefined : `${nameText(nameEl)} (${apart})`);
           break;
         }
         if (names) break;
@@ -386,6 +416,37 @@ export function findGridRecords(
     }
   }
   return [...byName.values()].filter((record) => record.marks.length > 0);
+}
+
+/** The longest a value may be that tells spanned columns apart ("Next day", "2 hours"): a short phrase, no sentence. */
+const MAX_APART_CHARS = 30;
+
+/**
+ * What tells apart the columns one head cell spans: the first body row without a price whose cells under it are
+ * short and all different ("Response time | Next day | Same day" under "Production" spanning two columns), by column.
+ * Empty when no row does: the columns are then one record, as before.
+ */
+function columnsApart(
+  index: ElementIndex,
+  rows: Element[],
+  columns: Map<Element, { column: number; width: number }>,
+  spanned: { column: number; width: number },
+  holdsMark: (el: Element) => boolean,
+): Map<number, string> {
+  for (const row of rows) {
+    if (headerRow(row, rows) || holdsMark(row)) continue;
+    const values = new Map<number, string>();
+    for (const cell of row.children) {
+      if (!isElement(cell)) continue;
+      const at = columns.get(cell);
+      if (!at || at.width !== 1 || at.column < spanned.column || at.column >= spanned.column + spanned.width) continue;
+      // A footnote's marker ("Next day*") is no part of the value.
+      const value = nameText(cell).replace(/\s*[*†‡§]+$/u, "");
+      if (value && index.visibleChars(cell) <= MAX_APART_CHARS) values.set(at.column, value);
+    }
+    if (values.size === spanned.width && new Set(values.values()).size === spanned.width) return values;
+  }
+  return new Map();
 }
 
 /** A list inside a list (or inside one of its items). */

@@ -92,6 +92,24 @@ const SIDE_BY_SIDE_MAX_CHARS = 200;
 const METER_UNIT_RE =
   /(?:\/|\bper\b|\beach\b)\s*([^/]{1,40}?)\s*(?:(?:\/|\bper\b|\ba\b)\s*(?:month|year|mo|yr|hour|hr|day|minute)\b.*)?[.,;:]?$/i;
 
+/** A price written as an increment per something ("+ $10 per extra seat", "+£1299 per cluster"). */
+const isMeteredIncrement = (mark: PriceMark): boolean => mark.increment && METER_UNIT_RE.test(mark.text);
+
+/**
+ * What an increment buys: "Additional cluster" for "+£1299 per cluster", "extra seat" as it says, "device" for a meter
+ * ("+ 0.99 € /device").
+ */
+function incrementName(mark: PriceMark): string {
+  // "+ £995/year per cluster support": per cluster support, the year being its period.
+  const unit = (METER_UNIT_RE.exec(mark.text)?.[1]?.trim() ?? usageUnit(mark.text) ?? "").replace(
+    /^(?:month|year|mo|yr|annum)\s+(?:per|each)\s+/i,
+    "",
+  );
+  // A price per unit of use ("+ 0.99 € /device") is a meter named by its unit.
+  if (usageUnit(mark.text) !== null || /^(?:additional|extra|each)\b/i.test(unit)) return unit;
+  return unit === "" ? "Additional" : `Additional ${unit}`;
+}
+
 /** Sections and blocks of questions and answers, whose prices are mentions. */
 const FAQ_RE = /\bfaqs?\b|frequently\s+asked|\bquestions?\b|\?\s*$/i;
 const FAQ_CLASS_RE = /faq|accordion|question|collapse|details/i;
@@ -617,10 +635,30 @@ export function extractPricing(
           ? findDefinitionRecords(index, marks, claimed)
           : findGridRecords(index, marks, claimed, mode);
       for (const grid of grids) {
-        const priced = pricesOf(index, null, grid.marks, grid.rowLabels);
+        // "+£1299 per cluster" under a column's "£4999": an add-on the column's offer sells, not another option of its
+        // price.
+        const increments = grid.marks.filter(isMeteredIncrement);
+        const own = increments.length < grid.marks.filter((mark) => !mark.soft).length ? increments : [];
+        const ownMarks = grid.marks.filter((mark) => !own.includes(mark));
+        const priced = pricesOf(
+          index,
+          null,
+          ownMarks,
+          grid.rowLabels.filter((_, k) => !own.includes(grid.marks[k]!)),
+        );
         if (!priced) continue;
         grid.marks.forEach((mark) => claimed.add(mark));
         const section = sectionHeading(headings, index, grid.table, grid.nameEl);
+        for (const increment of own) {
+          // The row's label says its period as it does the column's price ("Annual price").
+          const metered = pricesOf(index, null, [increment], [grid.rowLabels[grid.marks.indexOf(increment)] ?? ""]);
+          if (metered)
+            readings.add(
+              planFrom(`${incrementName(increment)} (${grid.name})`, metered, "table", [], "addon"),
+              section,
+              index.at(increment.el),
+            );
+        }
         const kind = kindOf(index, grid.name, grid.marks[0], grid.table, section);
         // A row of one offer's own table prices what that offer sells: "Cost per tunnel (inlets Personal)".
         if (grid.ofSection && section) {
@@ -659,7 +697,7 @@ export function extractPricing(
       // button's price for the offer with something more ("$394 | with Upgrades & Support"), a variant of its own.
       const purchase = (mark: PriceMark) => purchaseLead(wordsBefore(index, mark));
       const extra = (mark: PriceMark) =>
-        (mark.increment && METER_UNIT_RE.test(mark.text)) ||
+        isMeteredIncrement(mark) ||
         afterLabel(mark.text) !== null ||
         purchase(mark) !== null ||
         variantAfter(index, mark) !== null;
@@ -702,10 +740,12 @@ export function extractPricing(
           readings.add(planFrom(`${name} ${variant}`, metered, "card", [], read), section, index.at(meter.el));
           continue;
         }
-        const label =
-          (meter.increment ? null : (afterLabel(meter.text) ?? purchase(meter))) ??
-          METER_UNIT_RE.exec(meter.text)?.[1]?.trim() ??
-          usageUnit(meter.text)!;
+        const label = meter.increment
+          ? incrementName(meter)
+          : (afterLabel(meter.text) ??
+            purchase(meter) ??
+            METER_UNIT_RE.exec(meter.text)?.[1]?.trim() ??
+            usageUnit(meter.text)!);
         const kind = usageUnit(meter.text) !== null ? "usage" : "addon";
         readings.add(planFrom(`${label} (${name})`, metered, "card", [], kind), section, index.at(meter.el));
       }
