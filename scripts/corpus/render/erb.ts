@@ -7,8 +7,11 @@
  * (`partial`/`render`, `link_to`, `number_to_currency`…). A call into the application's own code (a model's price, a
  * helper taking arguments) is the value the manifest's context gives for it as written (`Subscription.price`,
  * `localised_price(:monthly)`). Anything else is nil and prints nothing. `Time.now` reads
- * the render context's `now` (the commit's time, when the manifest gives it). DocPad's Eco and ECT templates
- * (CoffeeScript inside the same tags) are read by the same reader once put in its terms (coffeeTemplateToErb).
+ * the render context's `now` (the commit's time, when the manifest gives it). Sinatra views are read the same way:
+ * `erb :'dir/name'` renders views/dir/name.erb in place, a constant path (`Site::PLAN_FEATURES`) is a context key
+ * like a call, and a regular expression literal (`request.path.match /\/plan/`) tests strings. DocPad's Eco and ECT
+ * templates (CoffeeScript inside the same tags) are read by the same reader once put in its terms
+ * (coffeeTemplateToErb).
  */
 import path from "node:path";
 import type { RepoAtCommit } from "../repo.js";
@@ -154,15 +157,39 @@ function parse(source: string): Node[] {
 // ---------------------------------------------------------------------------------------------------------------
 // Ruby expressions (a reading subset)
 
-type Tok = { k: "str" | "istr" | "num" | "sym" | "id" | "ivar" | "const" | "op"; v: string };
+type Tok = { k: "str" | "istr" | "num" | "sym" | "id" | "ivar" | "const" | "op" | "re"; v: string; flags?: string };
 
+// A symbol may be quoted either way (`:"x"`, `:'views/x'`: Sinatra names a view so).
 const RUBY_RE =
-  /\s*(?:("(?:[^"\\]|\\.)*")|('(?:[^'\\]|\\.)*')|(\d[\d_]*(?:\.\d+)?)|(:[A-Za-z_]\w*[?!]?|:"[^"]*")|(@{1,2}[A-Za-z_]\w*)|([A-Z]\w*)|([a-z_]\w*[?!]?)|(&\.|\.\.\.?|::|\*\*|<=>|===?|!=|=~|>=|<=|&&|\|\||<<|=>|[-+*/%<>=!?:.,()[\]{}|&]))/y;
+  /\s*(?:("(?:[^"\\]|\\.)*")|('(?:[^'\\]|\\.)*')|(\d[\d_]*(?:\.\d+)?)|(:[A-Za-z_]\w*[?!]?|:"[^"]*"|:'[^']*')|(@{1,2}[A-Za-z_]\w*)|([A-Z]\w*)|([a-z_]\w*[?!]?)|(&\.|\.\.\.?|::|\*\*|<=>|===?|!=|=~|>=|<=|&&|\|\||<<|=>|[-+*/%<>=!?:.,()[\]{}|&]))/y;
+
+/**
+ * Whether a `/` here opens a regular expression literal rather than dividing (Ruby's reading): at the start, after an
+ * operator or an opening bracket, after a keyword, or as a command's first argument (`path.match /x/`: a space
+ * before the slash and none after it).
+ */
+function regexStarts(prev: Tok | undefined, spaceBefore: boolean, next: string | undefined): boolean {
+  if (!prev) return true;
+  if (prev.k === "op") return ![")", "]", "}"].includes(prev.v);
+  if (prev.k !== "id") return false;
+  if (["if", "unless", "elsif", "when", "and", "or", "not", "return", "then", "while", "until"].includes(prev.v))
+    return true;
+  return spaceBefore && next !== undefined && !/[\s=]/.test(next);
+}
 
 function tokenize(code: string): Tok[] {
   const out: Tok[] = [];
   let at = 0;
   while (at < code.length) {
+    const space = /^\s*/.exec(code.slice(at))![0].length;
+    if (code[at + space] === "/" && regexStarts(out[out.length - 1], space > 0, code[at + space + 1])) {
+      const literal = /^\/((?:[^/\\\n]|\\.)*)\/([a-z]*)/.exec(code.slice(at + space));
+      if (literal) {
+        out.push({ k: "re", v: literal[1]!, flags: literal[2]! });
+        at += space + literal[0].length;
+        continue;
+      }
+    }
     RUBY_RE.lastIndex = at;
     const m = RUBY_RE.exec(code);
     if (!m || m[0].length === 0) {
@@ -174,7 +201,7 @@ function tokenize(code: string): Tok[] {
     if (m[1] !== undefined) out.push({ k: "istr", v: m[1].slice(1, -1) });
     else if (m[2] !== undefined) out.push({ k: "str", v: m[2].slice(1, -1).replace(/\\(['\\])/g, "$1") });
     else if (m[3] !== undefined) out.push({ k: "num", v: m[3].replace(/_/g, "") });
-    else if (m[4] !== undefined) out.push({ k: "sym", v: m[4].slice(1).replace(/^"|"$/g, "") });
+    else if (m[4] !== undefined) out.push({ k: "sym", v: m[4].slice(1).replace(/^(["'])([\s\S]*)\1$/, "$2") });
     else if (m[5] !== undefined) out.push({ k: "ivar", v: m[5] });
     else if (m[6] !== undefined) out.push({ k: "const", v: m[6] });
     else if (m[7] !== undefined) {
@@ -216,6 +243,30 @@ function lookupLocal(name: string, scope: ErbScope): { found: boolean; value: Va
 
 function rubyTruthy(value: Value): boolean {
   return value !== null && value !== undefined && value !== false;
+}
+
+/**
+ * A Ruby regular expression literal as JavaScript's (`\A`/`\z` anchors, `m` is dotAll); undefined if it will not
+ * compile.
+ */
+function rubyRegExp(source: string, flags: string): RegExp | undefined {
+  const js = source
+    .replace(/\\A/g, "^")
+    .replace(/\\[zZ]/g, "$")
+    .replace(/\\h/g, "[0-9a-fA-F]");
+  try {
+    return new RegExp(js, (flags.includes("i") ? "i" : "") + (flags.includes("m") ? "s" : ""));
+  } catch {
+    return undefined;
+  }
+}
+
+/** `string.match(re)` / `string =~ re`: the match (truthy) or nil; a string pattern is a regular expression too. */
+function regexMatch(receiver: Value, pattern: Value): RegExpExecArray | null | undefined {
+  if (receiver instanceof RegExp) [receiver, pattern] = [pattern, receiver];
+  if (typeof receiver !== "string") return undefined;
+  const re = pattern instanceof RegExp ? pattern : typeof pattern === "string" ? rubyRegExp(pattern, "") : undefined;
+  return re ? re.exec(receiver) : undefined;
 }
 
 function timeOf(value: Value): number | null {
@@ -346,6 +397,12 @@ function callMethod(
     case "key?":
     case "has_key?":
       return !!receiver && typeof receiver === "object" && textOf(args[0]) in (receiver as object);
+    case "match":
+    case "match?": {
+      const found = regexMatch(receiver, args[0]);
+      if (found === undefined) return member(receiver, name);
+      return name === "match?" ? found !== null : found === null ? null : [...found];
+    }
     case "start_with?":
       return textOf(receiver).startsWith(textOf(args[0]));
     case "end_with?":
@@ -582,10 +639,14 @@ class RubyParser {
   private comparison(): Value {
     const left = this.additive();
     const op = this.peek();
-    if (op?.k === "op" && ["==", "!=", "<", ">", "<=", ">=", "<=>", "==="].includes(op.v)) {
+    if (op?.k === "op" && ["==", "!=", "<", ">", "<=", ">=", "<=>", "===", "=~"].includes(op.v)) {
       this.i++;
       const right = this.additive();
       switch (op.v) {
+        case "=~": {
+          const found = regexMatch(left, right);
+          return found ? found.index : found === null ? null : undefined;
+        }
         case "==":
         case "===":
           return rubyEqual(left, right);
@@ -677,7 +738,15 @@ class RubyParser {
   private startsArgument(): boolean {
     const t = this.peek();
     if (!t) return false;
-    if (t.k === "str" || t.k === "istr" || t.k === "num" || t.k === "sym" || t.k === "ivar" || t.k === "const")
+    if (
+      t.k === "str" ||
+      t.k === "istr" ||
+      t.k === "num" ||
+      t.k === "sym" ||
+      t.k === "ivar" ||
+      t.k === "const" ||
+      t.k === "re"
+    )
       return true;
     if (t.k === "id") return !["if", "unless", "and", "or", "do", "then", "not", "end"].includes(t.v);
     return t.k === "op" && (t.v === "[" || t.v === ":");
@@ -715,6 +784,10 @@ class RubyParser {
       } else if (t?.k === "op" && (t.v === "." || t.v === "&.") && this.toks[j + 1]?.k === "id") {
         text += `.${this.toks[j + 1]!.v}`;
         j += 2;
+      } else if (t?.k === "op" && t.v === "::" && (this.toks[j + 1]?.k === "const" || this.toks[j + 1]?.k === "id")) {
+        // A constant path (`Site::PLAN_FEATURES`, a Ruby app's settings): keyed as written, like a call.
+        text += `::${this.toks[j + 1]!.v}`;
+        j += 2;
       } else break;
       const found = lookupLocal(text, this.scope);
       if (found.found) best = { value: found.value, end: j };
@@ -737,7 +810,12 @@ class RubyParser {
           if (this.isOp("(")) this.args();
           continue;
         }
-        const { args } = this.isOp("(") ? this.args() : { args: [] as Value[] };
+        // Without parentheses a method takes no arguments here, but for a regular expression (`path.match /x/`).
+        const { args } = this.isOp("(")
+          ? this.args()
+          : this.peek()?.k === "re"
+            ? { args: [this.primary()] }
+            : { args: [] as Value[] };
         const block = this.blockArg();
         value = callMethod(value, name, args, this.scope, block);
       } else if (this.isOp("[")) {
@@ -803,6 +881,8 @@ class RubyParser {
         return Number(t.v);
       case "sym":
         return t.v;
+      case "re":
+        return rubyRegExp(t.v, t.flags ?? "");
       case "ivar":
         return lookupLocal(t.v, this.scope).value;
       case "const": {
@@ -936,6 +1016,12 @@ export class ErbRenderer {
           (kwargs.locals as Record<string, Value> | undefined) ?? (args[1] as Record<string, Value> | undefined) ?? {};
         return this.partial(target, file, { ...kwargs, ...locals });
       }
+      case "erb": {
+        // Sinatra's view helper: `erb :'plan/_pricing', layout: false` renders views/plan/_pricing.erb in place.
+        const name = textOf(args[0]).replace(/^\/+/, "");
+        const locals = (kwargs.locals as Record<string, Value> | undefined) ?? {};
+        return name ? this.view(name, locals) : "";
+      }
       case "link_to": {
         const text = rubyText(args[0]);
         const href = rubyText(args[1]);
@@ -1002,6 +1088,21 @@ export class ErbRenderer {
         return "";
       default:
         return NOT_A_HELPER;
+    }
+  }
+
+  /** A Sinatra view by its name: `<name>.erb` under the app's views directory (the nearest `views/` holding it). */
+  private view(name: string, locals: Record<string, Value>): string {
+    if (++this.depth > 30) {
+      this.depth--;
+      return "";
+    }
+    try {
+      const found = this.options.repo.resolve(`${name}.erb`, ["views"]);
+      const source = found === null ? null : this.options.repo.read(found);
+      return found === null || source === null ? "" : this.render(splitFrontMatter(source).body, found, locals);
+    } finally {
+      this.depth--;
     }
   }
 
