@@ -94,6 +94,20 @@ export function isHugoSite(repo: RepoAtCommit, file: string): boolean {
     );
 }
 
+/**
+ * The directory of a Hugo site kept below the repository's root that a content page belongs to (`site` for
+ * `site/content/pricing.md` when `site/` holds a Hugo configuration file and layouts or themes), when the root is
+ * neither a Hugo nor a Jekyll site itself; null otherwise.
+ */
+function nestedHugoRoot(repo: RepoAtCommit, file: string): string | null {
+  const match = /^(.+?)\/content\/.+\.(?:md|markdown|mkd|html|htm)$/i.exec(file);
+  if (!match) return null;
+  const dir = match[1]!;
+  if (jekyllRoot(repo, file) !== null || isHugoSite(repo, file)) return null;
+  if (!HUGO_CONFIGS.some((f) => repo.exists(`${dir}/${f}`))) return null;
+  return repo.files().some((f) => f.startsWith(`${dir}/layouts/`) || f.startsWith(`${dir}/themes/`)) ? dir : null;
+}
+
 /** Whether the file is one of a Hugo site's layouts (its own or a theme's). */
 function isHugoLayout(repo: RepoAtCommit, file: string): boolean {
   return /^(?:themes\/[^/]+\/)?layouts\//.test(file) && isHugoSite(repo, file);
@@ -130,6 +144,11 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
     if (!file.startsWith(prefix)) throw new Error(`${file} is not under the site's root ${prefix}`);
     return renderPage(repo.under(prefix), file.slice(prefix.length), { ...options, root: undefined });
   }
+  // A Hugo site moved into a directory of the repository partway through its history (`site/content/pricing.md`
+  // beside `site/config.toml`, where earlier commits kept `content/pricing.md` at the root): the manifest's `root` is
+  // one for every version, so the site's directory is found from the page's path.
+  const nested = options.dialect === undefined ? nestedHugoRoot(repo, file) : null;
+  if (nested !== null) return renderPage(repo, file, { ...options, root: nested });
   const source = repo.read(file);
   if (source === null) throw new Error(`${file} is not in ${repo.commit}`);
   const dialect = options.dialect ?? detectDialect(repo, file, source);
