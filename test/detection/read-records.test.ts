@@ -1317,6 +1317,33 @@ describe("a section that sums up its cards", () => {
   });
 });
 
+describe("an offer given away to whom a heading names", () => {
+  const page = (box: string) =>
+    `<h1>Pricing</h1><div class="row">` +
+    `<div class="plan"><h2>Starter</h2><p class="price">€69/month</p><ul><li>5 keys</li><li>Support</li></ul></div>` +
+    `<div class="plan"><h2>Professional</h2><p class="price">€299/month</p><ul><li>50 keys</li><li>Support</li></ul></div>` +
+    `</div>${box}`;
+  const offer = `<div class="open-source-offer"><h2>Always free for eligible<br>open source projects and NGOs</h2><p class="button"><a href="#">Get started</a></p></div>`;
+
+  it("reads 'Always free for eligible open source projects and NGOs' beside its button as an offer at 0, and its removal as a change", () => {
+    const free = read(page(offer)).pricing.find((plan) => plan.amount === 0);
+    expect(free && [free.name, free.is_free]).toEqual(["Eligible open source projects and NGOs", true]);
+    const after = page(
+      `<div class="open-source-offer"><h2>Discounts for charities</h2><p class="button"><a href="#">Ask us</a></p></div>`,
+    );
+    expect(pricingEvents(events(page(offer), after)).length).toBeGreaterThan(0);
+  });
+
+  it("reads no offer from a slogan over a section or a trial's length", () => {
+    for (const heading of [
+      "<div><h2>Always Free for Open Source</h2></div>",
+      `<div><h2>Free for 14 days</h2><a href="#">Start trial</a></div>`,
+      `<div><h2>Free for the first month</h2><a href="#">Sign up</a></div>`,
+    ])
+      expect(read(page(heading)).pricing.map((plan) => plan.name)).toEqual(["Starter", "Professional"]);
+  });
+});
+
 describe("a comparison table whose head cells span columns", () => {
   const head = (name: string, span: number) =>
     `<th colspan="${span}"><strong>${name}</strong> <span>The choice for ${name.toLowerCase()} teams.</span> <a href="/enquiries">Find out more</a></th>`;

@@ -512,6 +512,12 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
         if (line && plausibleName(line.label)) mark = { ...softMark(el, text, line.amount), lead: line.label };
       }
     }
+    // "Always free for eligible open source projects and NGOs": a heading that gives its offer away to whom it names.
+    // Only as an offer one can take: beside a button or link in a block of its own, not a slogan over a section.
+    if (!mark && isHeading(el) && text.length <= FREE_FOR_MAX_CHARS) {
+      const whom = freeFor(text);
+      if (whom && withAction(index, el)) mark = { ...softMark(el, text, 0), lead: whom };
+    }
     if (mark) {
       marks.push(mark);
       if (parent !== -1) markedInside[parent] = 1;
@@ -569,6 +575,31 @@ function calculationResult(el: Element): boolean {
 
 /** "Hobby — free", "Enterprise: contact us": a label of a few words, a colon or a dash, and a price in words. */
 const LABELLED_SOFT_RE = /^([^:–—-]{1,30}?)\s*(?::|\s[–—-]\s|[–—])\s*(.{1,40})$/;
+
+/** How long a heading that offers something free to someone may be. */
+const FREE_FOR_MAX_CHARS = 80;
+/**
+ * "Free for open source", "Always free for eligible open source projects and NGOs": whom the offer is free for. Not a
+ * length of time or an allowance ("Free for 14 days", "Free for up to 3 users", "Free for the first month"), nor
+ * everyone ("Free for everyone", "Free forever").
+ */
+const FREE_FOR_RE =
+  /^(?:always\s+|forever\s+|100%\s+)?free\s+for\s+(?!\d|up\s+to\b|the\s+first\b|a\s+|an\s+|one\s+|ever\b|everyone\b|everybody\b|all\b|life\b|now\b|good\b|\S+\s+(?:days?|weeks?|months?|years?)\b)(\p{L}[^.!?]{2,60}?)[.!]?$/iu;
+
+/** The most a block holding a heading and its button may say: an offer's box, not a section. */
+const OFFER_BOX_MAX_CHARS = 300;
+
+/** A heading in a short block with a button or link of its own ("Get started"). */
+function withAction(index: ElementIndex, heading: Element): boolean {
+  const box = heading.parent;
+  if (!box || !isElement(box) || index.visibleChars(box) > OFFER_BOX_MAX_CHARS) return false;
+  return !!index.findInside(box, (el) => /^(?:a|button)$/.test(tagName(el)) && !index.contains(heading, el));
+}
+
+function freeFor(text: string): string | null {
+  const whom = FREE_FOR_RE.exec(text)?.[1];
+  return whom ? whom.charAt(0).toUpperCase() + whom.slice(1) : null;
+}
 
 /** A line that prices its label in words ("Basics: free", "Shared Agora: name your price"), or null. */
 export function labelledSoftLine(text: string): { label: string; words: string; amount: 0 | null } | null {
