@@ -1344,6 +1344,49 @@ describe("an offer given away to whom a heading names", () => {
   });
 });
 
+describe("a comparison grid of divs whose cells repeat the column names", () => {
+  const cell = (plan: string, value: string, extra = "") =>
+    `<div class="col"><p class="mobile-title">${plan}</p><p class="value">${value}</p>${extra}</div>`;
+  const row = (label: string, pro: string, enterprise: string) =>
+    `<div class="row"><div class="label"><p>${label}</p></div>${cell("Hobby", "Included")}${cell("Pro", pro)}${cell("Enterprise", enterprise)}</div>`;
+  const grid = (duration: string) =>
+    `<h2>Compare the plans</h2><div class="grid">` +
+    row("Build minutes", "5,000", "<p>Custom</p>") +
+    row("Serverless function invocations", "2,000,000<p>then starting at $0.40 per 1M</p>", "<p>Custom</p>") +
+    row("Function duration", `1,000 GB-hour<p>then ${duration} per GB-hour</p>`, "<p>Custom</p>") +
+    row("Function timeout", "1 hour", "<p>Custom</p>") +
+    `</div>`;
+
+  it("reads a priced cell as its row's price for that column, and a cell saying 'Custom' as no price", () => {
+    expect(read(grid("$0.06")).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Serverless function invocations (Pro)", 0.4],
+      ["Function duration (Pro)", 0.06],
+    ]);
+  });
+
+  it("tells a change of one row's price as that row's, and nothing when a row of values is added", () => {
+    const raised = pricingEvents(events(grid("$0.06"), grid("$0.08")));
+    expect(raised.map((event) => event.title)).toEqual([expect.stringContaining("Function duration (Pro)")]);
+    const added = grid("$0.06")
+      .replace("</div><h2>", "")
+      .replace(
+        `${row("Function timeout", "1 hour", "<p>Custom</p>")}`,
+        `${row("Function timeout", "1 hour", "<p>Custom</p>")}${row("Log retention", "30 days", "<p>Custom</p>")}`,
+      );
+    expect(pricingEvents(events(grid("$0.06"), added))).toEqual([]);
+  });
+});
+
+describe("a section heading written as a sentence", () => {
+  it("names the section's price by the phrase it sets in bold ('we present <strong>Formspree Gold</strong>')", () => {
+    const html =
+      `<h1>Formspree</h1><p>Forms for static sites.</p>` +
+      `<h2>For Formspree power users, we present <strong>Formspree Gold</strong></h2>` +
+      `<p class="center">Formspree Gold costs</p><h1 class="center"><a class="button" href="">$ 9.99</a></h1><p>each month</p>`;
+    expect(read(html).pricing.map((plan) => [plan.name, plan.amount])).toEqual([["Formspree Gold", 9.99]]);
+  });
+});
+
 describe("a comparison table whose head cells span columns", () => {
   const head = (name: string, span: number) =>
     `<th colspan="${span}"><strong>${name}</strong> <span>The choice for ${name.toLowerCase()} teams.</span> <a href="/enquiries">Find out more</a></th>`;

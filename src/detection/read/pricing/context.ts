@@ -115,6 +115,21 @@ function labelOf(text: string): string | null {
   return named ?? (plausibleName(clause) ? clause : null);
 }
 
+/**
+ * The one phrase a heading written as a sentence sets in bold ("For Formspree power users, we present <strong>Formspree
+ * Gold</strong>"): what the section offers. Null for a heading of a few words, or with no such phrase or several.
+ */
+function boldInSentence(heading: Element): string | null {
+  const bold = heading.children.filter(
+    (child): child is Element => isElement(child) && /^(?:strong|b)$/.test(tagName(child)),
+  );
+  if (bold.length !== 1 || collapse(textContent(heading)).split(" ").length < SENTENCE_HEADING_WORDS) return null;
+  const name = nameText(bold[0]!);
+  return plausibleName(name) && !sentenceAboutPrice(name) ? name : null;
+}
+/** Words from which a heading reads as a sentence rather than a name. */
+const SENTENCE_HEADING_WORDS = 5;
+
 /** Elements that mark a phrase out of a sentence: a link, bold or emphasis. */
 const MARKED_PHRASE_TAGS = new Set(["a", "strong", "b", "em"]);
 /** What joins a name to its price in a sentence: "Supporter for $75/year", "Pro at $10", "Team: $8". */
@@ -192,7 +207,7 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
     if (isHeading(el) && !index.contains(el, open[next]!.el)) {
       // A heading that states a price ("$18 per month" over a plan's column) names no section.
       const text = index.visibleChars(el) <= 120 ? nameText(el) : "";
-      if (text && firstPriceIndex(text) === null && !labelledSoftLine(text)) heading = text;
+      if (text && firstPriceIndex(text) === null && !labelledSoftLine(text)) heading = boldInSentence(el) ?? text;
     }
   }
   while (next < open.length) sections.set(open[next++]!, heading);

@@ -105,9 +105,59 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
   }
   records.push(...twins(index, records, open, holdsRecord));
   records.push(...unpricedTwins(index, records));
-  return namedByTabs(index, optionLabels(index, records, holdsPrice), holdsPrice).sort(
+  return namedByTabs(index, rowCells(index, optionLabels(index, records, holdsPrice), holdsPrice), holdsPrice).sort(
     (a, b) => index.at(a.el) - index.at(b.el),
   );
+}
+
+/** How many rows must name their cells alike for the names to be the grid's columns. */
+const MIN_NAMED_ROWS = 2;
+
+/**
+ * Cells named alike row after row ("Pro", "Enterprise" over each cell of a comparison grid built of divs: a small
+ * screen's column names, repeated in every row): the columns of a grid, not offers. A priced cell is its row's price
+ * for that column, named by both ("Function Duration (Pro)" for "then $0.06 per GB-hour"); a cell that only says
+ * "Custom" is the feature's value there, no price.
+ */
+function rowCells(index: ElementIndex, records: FoundRecord[], holdsPrice: (el: Element) => boolean): FoundRecord[] {
+  const byRow = new Map<Element, FoundRecord[]>();
+  for (const record of records) {
+    const row = record.el.parent;
+    if (!row || !isElement(row) || record.setSize < 2) continue;
+    const cells = byRow.get(row) ?? [];
+    cells.push(record);
+    byRow.set(row, cells);
+  }
+  // Rows of one grid: siblings in one container, each naming its cells the same way.
+  const signature = (row: Element, cells: FoundRecord[]) =>
+    `${index.at(row.parent as Element)}|${cells.map((cell) => cell.name.toLowerCase()).join("|")}`;
+  const counts = new Map<string, number>();
+  for (const [row, cells] of byRow)
+    if (cells.length >= 2) counts.set(signature(row, cells), (counts.get(signature(row, cells)) ?? 0) + 1);
+  const renamed = new Map<FoundRecord, FoundRecord | null>();
+  const grids = new Set<AnyNode>();
+  const valueOnly = (record: FoundRecord) =>
+    record.marks.every((mark) => mark.soft && mark.options[0]!.amount === null);
+  for (const [row, cells] of byRow) {
+    if (cells.length < 2 || (counts.get(signature(row, cells)) ?? 0) < MIN_NAMED_ROWS) continue;
+    if (row.parent) grids.add(row.parent);
+    // The row's own label: what names it before its first cell.
+    const label = nameCandidates(index, row, index.at(cells[0]!.el), holdsPrice).find(
+      (candidate) => !cells.some((cell) => index.contains(cell.el, candidate.el)),
+    );
+    if (!label) continue;
+    for (const cell of cells)
+      renamed.set(cell, valueOnly(cell) ? null : { ...cell, name: `${label.name} (${cell.name})`, nameEl: label.el });
+  }
+  if (renamed.size === 0) return records;
+  return records.flatMap((record) => {
+    // A row of such a grid whose one priced cell says "Custom" ("Build Minutes | 1,000 | 5,000 | Custom"): the
+    // feature's value, no offer.
+    if (record.el.parent && grids.has(record.el.parent) && valueOnly(record)) return [];
+    if (!renamed.has(record)) return [record];
+    const cell = renamed.get(record);
+    return cell ? [cell] : [];
+  });
 }
 
 /** The words a tab shows when it switches billing, not offers ("Monthly", "Pay yearly"): such a tab names no record. */
