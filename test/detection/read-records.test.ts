@@ -1377,6 +1377,27 @@ describe("a comparison grid of divs whose cells repeat the column names", () => 
   });
 });
 
+describe("a supporter page's overview and comparison", () => {
+  const page = (savings: string) =>
+    `<h1>Become a supporter</h1><div class="plan-overview"><div class="header"><div class="col">Free</div><div class="col">Supporter</div></div>` +
+    `<div class="body"><div class="col free"><h3>Free</h3><div class="price">$0</div><div class="interval">per month</div><ul><li>1 GB storage</li><li>Community</li></ul></div>` +
+    `<div class="col supporter"><h3>Supporter</h3><div class="price">$5</div><div class="interval">per month</div><ul><li>50 GB storage</li><li>Support</li></ul></div></div></div>` +
+    `<table><thead><tr><th></th><th>Free</th><th>Supporter ($5/mo)</th></tr></thead><tbody>` +
+    `<tr><td>Storage</td><td>1 GB</td><td>50 GB</td></tr>` +
+    `<tr><td>Cost Savings vs AWS *</td><td>$37.50/mo</td><td>${savings}</td></tr></tbody></table>`;
+
+  it("reads the cards under a row of plan names as plans, the table's head 'Supporter ($5/mo)' as Supporter, and no saving as a price", () => {
+    expect(read(page("$482.84/mo")).pricing.map((plan) => [plan.name, plan.amount, plan.kind ?? "plan"])).toEqual([
+      ["Free", 0, "plan"],
+      ["Supporter", 5, "plan"],
+    ]);
+  });
+
+  it("raises no pricing event when a saving against another offer changes", () => {
+    expect(pricingEvents(events(page("$482.84/mo"), page("$738.53/mo")))).toEqual([]);
+  });
+});
+
 describe("a section heading written as a sentence", () => {
   it("names the section's price by the phrase it sets in bold ('we present <strong>Formspree Gold</strong>')", () => {
     const html =

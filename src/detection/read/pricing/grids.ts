@@ -851,6 +851,8 @@ export function repeatedColumnWords(marks: PriceMark[]): Set<PriceMark> {
 }
 
 const MIN_LABEL_ROWS = 3;
+/** A row's label that says its amounts are savings: "Cost Savings vs AWS", "You save", "Saved per year". */
+const SAVINGS_ROW_RE = /\b(?:savings?|you\s+save|saved)\b/i;
 const LABEL_ROW_SHARE = 0.8;
 
 /**
@@ -858,9 +860,10 @@ const LABEL_ROW_SHARE = 0.8;
  * "SSL certificate | Free | Free"): what each plan gets of that feature, not a price. Only in a row of three cells or
  * more, labelled in its first cell, where no cell of the row states an amount, nor its column outside a price row
  * (plans listed one per row price each in their column: "Enterprise | Contact us" under "Pro | $49"), and where
- * neither the row's label nor the column's head speaks of a price ("Price | $0 | Custom" keeps its "Custom").
+ * neither the row's label nor the column's head speaks of a price ("Price | $0 | Custom" keeps its "Custom"). Any amount
+ * in a row labelled as a saving ("Cost Savings vs AWS | $37.50/mo") is such a value too.
  */
-export function featureValueWords(marks: PriceMark[]): Set<PriceMark> {
+export function featureValues(marks: PriceMark[]): Set<PriceMark> {
   const values = new Set<PriceMark>();
   // Each row's cells, their positions and whether its label speaks of a price, once per row: a row of thousands of
   // cells is not searched again for each.
@@ -888,6 +891,11 @@ export function featureValueWords(marks: PriceMark[]): Set<PriceMark> {
     const table = row && isRow(row) ? ancestor(row, isTable, 3) : null;
     if (!cell || !row || !table) continue;
     if (!tables.has(table)) tables.set(table, tables.size);
+    // What a plan saves against another offer ("Cost Savings vs AWS | $37.50/mo | $482.84/mo"): no price of its own.
+    if (SAVINGS_ROW_RE.test(rowOf(row).label)) {
+      values.add(mark);
+      continue;
+    }
     const position = rowOf(row).positions.get(cell) ?? -1;
     const column = `${tables.get(table)}:${position}`;
     if (!mark.soft) {

@@ -38,7 +38,7 @@ import {
   findGridRecords,
   findSplitColumns,
   repeatedColumnWords,
-  featureValueWords,
+  featureValues,
 } from "./grids.js";
 import { findMarks, type PriceMark } from "./marks.js";
 import { detectBilling, detectPeriod, firstPriceIndex, parsePrice, usageUnit } from "./money.js";
@@ -624,8 +624,8 @@ export function extractPricing(
   // A word written again in every row of a table's column labels the column: no reader takes it as a price.
   const columnWords = safely(() => repeatedColumnWords(found), new Set<PriceMark>());
   // Nor a word that says what each plan gets of a feature ("Number of apps | Custom | Custom").
-  const featureValues = safely(() => featureValueWords(found), new Set<PriceMark>());
-  const marks = found.filter((mark) => !columnWords.has(mark) && !featureValues.has(mark)).slice(0, MAX_PRICE_MARKS);
+  const values = safely(() => featureValues(found), new Set<PriceMark>());
+  const marks = found.filter((mark) => !columnWords.has(mark) && !values.has(mark)).slice(0, MAX_PRICE_MARKS);
   const claimed = new Set<PriceMark>();
   const headings = new Headings(index);
   const fromGrids = (mode: "tables" | "rows" | "definitions") =>

@@ -583,10 +583,12 @@ function recordSet(
       // above its priced feature list), not after them (a section's footnote below its cards).
       // Nor is a section whose paragraph states prices before its cards ("The basics are **free forever**. Upgrade
       // for **$39/year** or **$4/month**." over a Classic and a Premium card): the sentence sums the cards up.
+      // Nor one whose only price is a word ("Free" heading a column of names over the cards: a name, no price).
       if (
         holdsRecord[index.at(el)] &&
         (!ownPriceFirst(index, el, first, (at) => holdsRecord[at] === 1 || isRecord(at)) ||
-          phraseOfParagraph(index, first.el))
+          phraseOfParagraph(index, first.el) ||
+          own.every((mark) => mark.soft))
       )
         continue;
       const self = selfNamed(first);
@@ -812,7 +814,7 @@ function priceLead(text: string): string | null {
   if (at === null || at === 0) return null;
   const lead = text
     .slice(0, at)
-    .replace(/[\s:：–—|-]+$/, "")
+    .replace(/[\s:：–—|([-]+$/, "")
     .trim();
   return plausibleName(lead) ? (namedHead(lead) ?? lead) : null;
 }
