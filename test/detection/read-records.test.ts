@@ -1398,6 +1398,26 @@ describe("a supporter page's overview and comparison", () => {
   });
 });
 
+describe("quantity tiers priced each", () => {
+  it("names 'from 5 licenses - each 6,99 €' without the word leading into its price, so adding it renames nothing", () => {
+    const tiers = (lead: string) =>
+      `<h2>Buy for commercial usage</h2><p>Discounts</p>` +
+      [
+        ["from 5 licenses", "6,99", "30"],
+        ["from 20 licenses", "4,99", "50"],
+        ["from 50 licenses", "3,99", "60"],
+      ]
+        .map(([name, price, off]) => `<p>${name}${lead} ${price} € (-${off}%)</p>`)
+        .join("");
+    expect(read(tiers(" - each")).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["from 5 licenses", 6.99],
+      ["from 20 licenses", 4.99],
+      ["from 50 licenses", 3.99],
+    ]);
+    expect(pricingEvents(events(tiers(""), tiers(" - each")))).toEqual([]);
+  });
+});
+
 describe("a section heading written as a sentence", () => {
   it("names the section's price by the phrase it sets in bold ('we present <strong>Formspree Gold</strong>')", () => {
     const html =

@@ -812,9 +812,11 @@ class OpenMarks {
 function priceLead(text: string): string | null {
   const at = firstPriceIndex(text);
   if (at === null || at === 0) return null;
+  // "from 5 licenses - each 6,99 €": the word leading into the price is no part of the name.
   const lead = text
     .slice(0, at)
     .replace(/[\s:：–—|([-]+$/, "")
+    .replace(/[\s:：–—|-]+(?:each|only|just)$/i, "")
     .trim();
   return plausibleName(lead) ? (namedHead(lead) ?? lead) : null;
 }
