@@ -1393,6 +1393,18 @@ describe("a supporter page's overview and comparison", () => {
     ]);
   });
 
+  it("reads a comparison's head cell '<h3>Free</h3>' over feature rows as the Free card again, not a price of its own", () => {
+    const cards =
+      `<h1>Become a supporter</h1><div class="plans">` +
+      `<div class="col"><h3>Free</h3><div class="price">$0</div><div>per month</div><ul><li>100 MB</li><li>50 GB</li></ul></div>` +
+      `<div class="col"><h3>Supporter</h3><div class="price">$5</div><div>per month</div><ul><li>50 GB</li><li>3 TB</li></ul></div></div>`;
+    const chart =
+      `<h2>What you get</h2><table><tr><th></th><th><h3>Free</h3></th><th><h3>Supporter</h3></th></tr>` +
+      `<tr><td>Storage</td><td>100 MB</td><td>50 GB</td></tr></table>`;
+    expect(read(cards + chart).pricing.map((plan) => plan.name)).toEqual(["Free", "Supporter"]);
+    expect(pricingEvents(events(cards, cards + chart))).toEqual([]);
+  });
+
   it("raises no pricing event when a saving against another offer changes", () => {
     expect(pricingEvents(events(page("$482.84/mo"), page("$738.53/mo")))).toEqual([]);
   });

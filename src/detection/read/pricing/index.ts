@@ -868,7 +868,14 @@ export function extractPricing(
         continue;
       }
       // A free offer a record set already reads ("Free" heading a card and again a comparison table's column).
-      if (found.mark.soft && found.label !== null && plans.has(planKey(found.label))) continue;
+      // So is one its section names at that price ("Free" over a "Free" card's copy further down).
+      if (
+        found.mark.soft &&
+        (found.label !== null
+          ? plans.has(planKey(found.label))
+          : found.section !== null && plans.get(planKey(found.section))?.amount === now.amount)
+      )
+        continue;
       // A paragraph that names a plan and restates its price ("…consider the Professional plan. This plan is priced
       // at USD $10/month") is advice about that plan, not a price of its own.
       // So is a labelled line that names a plan a record set read and restates its price ("Free forever, Premium
