@@ -1430,6 +1430,26 @@ describe("quantity tiers priced each", () => {
   });
 });
 
+describe("an overage price in an FAQ's answer", () => {
+  const page = (answer: string) =>
+    `<h1>Pricing</h1><div class="row">` +
+    `<div class="card"><h3>Hobby</h3><p class="price">Free</p><ul><li>1 project</li><li>Community</li></ul></div>` +
+    `<div class="card"><h3>Pro</h3><p class="price">$29/month</p><ul><li>10 projects</li><li>Support</li></ul></div></div>` +
+    `<h2>FAQ</h2><details><summary>What happens when I exceed the invocation limit on a Pro project?</summary>` +
+    `<div class="accordion-body">${answer}</div></details>`;
+  const overage = "You will be billed an extra $10 for each additional 10,000,000 function invocations per project.";
+
+  it("reads it as a price of more of something, named by what it buys", () => {
+    const plan = read(page(overage)).pricing.find((p) => p.amount === 10);
+    expect(plan && [plan.name, plan.origin]).toEqual(["Additional 10,000,000 function invocations", "context"]);
+  });
+
+  it("tells its removal, where a mention in an answer coming or going is no change", () => {
+    const after = page("After a grace period we will reach out to personalize your plan.");
+    expect(pricingEvents(events(page(overage), after)).length).toBe(1);
+  });
+});
+
 describe("a section heading written as a sentence", () => {
   it("names the section's price by the phrase it sets in bold ('we present <strong>Formspree Gold</strong>')", () => {
     const html =

@@ -70,6 +70,9 @@ function textBefore(block: Element, el: Element, markText: string): string {
 /** The words before a price that goes beyond an allowance: "5 sites, then". */
 const THEN_RE = /\bthen\s*$/i;
 
+/** A sentence addressed to the reader or told by the seller ("You will be billed an extra", "We charge"). */
+const SUBJECT_RE = /^(?:you|we|i)\b/i;
+
 /** "It's $50/year", "That is $5": a sentence's subject that points elsewhere, no name. */
 const PRONOUN_RE = /^(?:it|this|that|these|those|which|they|there|here)(?:['’]s|['’]re)?$/i;
 
@@ -274,7 +277,10 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
       const after = afterLabel(mark.text) ?? afterLabel(mark.window);
       if (
         after !== null &&
-        (label === null || THEN_RE.test(mark.lead ?? mark.text.slice(0, firstPriceIndex(mark.text) ?? 0)))
+        (label === null ||
+          THEN_RE.test(mark.lead ?? mark.text.slice(0, firstPriceIndex(mark.text) ?? 0)) ||
+          // "You will be billed an extra $10 for each additional …": a sentence's subject, no name.
+          SUBJECT_RE.test(label))
       )
         label = after;
       return { mark, label, section: sections.get(mark) ?? null };
@@ -447,9 +453,12 @@ function boldName(item: Element): string | null {
   return name && !/\d/.test(name) && name.split(/\s+/).length <= 4 && plausibleName(name) ? name : null;
 }
 
-/** "per additional project", "for each extra seat" after a price: "Additional project", "Extra seat". */
+/**
+ * "per additional project", "for each extra seat", "for each additional 10,000,000 function invocations" after a price:
+ * "Additional project", "Extra seat", "Additional 10,000,000 function invocations".
+ */
 const AFTER_LABEL_RE =
-  /^[^\p{L}]*(?:\p{Sc}|[A-Z]{3})?[\d.,'\s]*(?:\p{Sc}|[A-Z]{3})?\s*(?:\/|per|for\s+each|for\s+every|each)\s+((?:additional|extra)\s+[\p{L}-]+(?:\s+[\p{L}-]+)?)/iu;
+  /^[^\p{L}]*(?:\p{Sc}|[A-Z]{3})?[\d.,'\s]*(?:\p{Sc}|[A-Z]{3})?\s*(?:\/|per|for\s+each|for\s+every|each)\s+((?:additional|extra)\s+(?:\d[\d,.]*\s+)?[\p{L}-]+(?:\s+[\p{L}-]+)?)/iu;
 
 export function afterLabel(window: string): string | null {
   // From the price on: the words of its line before it ("Includes your first 5 users, then") say nothing of it.

@@ -807,9 +807,12 @@ export function extractPricing(
   // sentence: never silent), but not an FAQ's answers nor worked examples: there they are mentions ("No, the Hobby
   // plan includes $5…", "If your usage comes to $3, you pay $5").
   const mentionOnly = (mark: PriceMark): boolean => {
+    if (EXAMPLE_RE.test(mark.text)) return true;
+    // An answer that states what more of something costs ("billed an extra $10 for each additional 10,000,000
+    // function invocations") prices it, wherever it is written.
+    if (afterLabel(mark.text) !== null) return false;
     const heading = headings.before(index.at(mark.el), 7, 0);
     if (heading && FAQ_RE.test(shortText(index, heading, 120) ?? "")) return true;
-    if (EXAMPLE_RE.test(mark.text)) return true;
     for (let el: AnyNode | null = mark.el, depth = 0; el && isElement(el) && depth < 8; el = el.parent, depth++) {
       if (FAQ_CLASS_RE.test(`${tagName(el)} ${classAndId(el)}`)) return true;
     }
