@@ -56,8 +56,13 @@ interface HugoSite {
 // ---------------------------------------------------------------------------------------------------------------
 // The site
 
-/** The site configuration: `hugo.*` or `config.*` at the root, else the files of `config/_default/` merged. */
+/**
+ * The site configuration: `hugo.*` or `config.*` at the root, else the files of `config/_default/` merged. A site that
+ * keeps both (a root `config.toml` added beside `config/_default/` for one setting, as LocalStack's did for `title` and
+ * `timeout`) is read as Hugo reads it: the root file, then the configuration directory merged over it (its keys win).
+ */
 function hugoConfig(repo: RepoAtCommit): Record<string, Value> {
+  const dir = configDirectory(repo);
   for (const name of [
     "hugo.toml",
     "hugo.yaml",
@@ -69,11 +74,20 @@ function hugoConfig(repo: RepoAtCommit): Record<string, Value> {
     "config.json",
   ]) {
     const text = repo.read(name);
-    if (text !== null) return parseStructured(text, formatOf(name));
+    if (text === null) continue;
+    const root = parseStructured(text, formatOf(name));
+    return dir === null ? root : { ...root, ...dir };
   }
+  return dir ?? {};
+}
+
+/** The files of `config/_default/` merged, or null when there are none. */
+function configDirectory(repo: RepoAtCommit): Record<string, Value> | null {
   // `config/_default/hugo.toml` holds the root keys; `params.toml`, `menus.toml`… hold the key they are named for.
+  const files = repo.files().filter((f) => /^config\/_default\/[^/]+\.(toml|ya?ml|json)$/.test(f));
+  if (files.length === 0) return null;
   const merged: Record<string, Value> = {};
-  for (const file of repo.files().filter((f) => /^config\/_default\/[^/]+\.(toml|ya?ml|json)$/.test(f))) {
+  for (const file of files) {
     const text = repo.read(file);
     if (text === null) continue;
     const base = path.posix.basename(file).replace(/\.\w+$/, "");
