@@ -8,10 +8,10 @@
  * helper taking arguments) is the value the manifest's context gives for it as written (`Subscription.price`,
  * `localised_price(:monthly)`). Anything else is nil and prints nothing. `Time.now` reads
  * the render context's `now` (the commit's time, when the manifest gives it). Sinatra views are read the same way:
- * `erb :'dir/name'` renders views/dir/name.erb in place, a constant path (`Site::PLAN_FEATURES`) is a context key
- * like a call, and a regular expression literal (`request.path.match /\/plan/`) tests strings. DocPad's Eco and ECT
- * templates (CoffeeScript inside the same tags) are read by the same reader once put in its terms
- * (coffeeTemplateToErb).
+ * `erb :'dir/name'` renders views/dir/name.erb in place, a constant path (`Site::PLAN_FEATURES`) or a top-level
+ * constant (`BASE_PRICE_MONTHLY`) is a context key like a call, and a regular expression literal
+ * (`request.path.match /\/plan/`) tests strings. DocPad's Eco and ECT templates (CoffeeScript inside the same tags)
+ * are read by the same reader once put in its terms (coffeeTemplateToErb).
  */
 import path from "node:path";
 import type { RepoAtCommit } from "../repo.js";
@@ -905,7 +905,10 @@ class RubyParser {
           const { args } = this.args();
           return args[0];
         }
-        return undefined;
+        // A top-level constant the application sets in its own code (`BASE_PRICE_MONTHLY = 299.00` in a Rails
+        // initializer, printed by a view): keyed as written in the manifest's context, like a constant path.
+        const constant = lookupLocal(t.v, this.scope);
+        return constant.found ? constant.value : undefined;
       }
       case "op":
         if (t.v === "(") {
