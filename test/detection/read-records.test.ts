@@ -1450,6 +1450,21 @@ describe("an overage price in an FAQ's answer", () => {
   });
 });
 
+describe("periods written in Spanish, Portuguese, French and Italian", () => {
+  it("reads '/mensual' as per month, whatever the switch's labels after it say ('Mensual Semestral Anual')", () => {
+    const card = (name: string, price: string, period: string) =>
+      `<div class="card"><h5>${name}</h5><h6 class="card-price">${price}<span class="period">/${period}</span></h6>` +
+      `<div><label>Mensual</label><label>Semestral</label><label>Anual</label></div><ul><li>Documentos</li><li>Soporte</li></ul></div>`;
+    const plans = read(
+      `<h1>Precios</h1><div class="row">${card("Pro Mensual", "$12.0", "mensual")}${card("Pro Anual", "$115", "anual")}</div>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount, plan.period])).toEqual([
+      ["Pro Mensual", 12, "month"],
+      ["Pro Anual", 115, "year"],
+    ]);
+  });
+});
+
 describe("a section heading written as a sentence", () => {
   it("names the section's price by the phrase it sets in bold ('we present <strong>Formspree Gold</strong>')", () => {
     const html =

@@ -328,9 +328,9 @@ const YEAR_RE =
  * "/kk", "/md.") only after a slash.
  */
 const MONTH_WORDS_RE =
-  /^\s?(?:pm|p\.m\.|pcm)(?![\p{L}\p{N}])|\/\s*(?:mt|mtl)\.?(?![\p{L}\p{N}])|\/\s*(?:월|개월|ay|md\.?|mdr\.?|kk|kuukausi|tháng|міс(?:яць)?|hó(?:nap)?|lun[aă]|شهر|μήνα|เดือน|माह|महीना|mesiac|mj(?:esec)?|mėn\.?|mēn\.?|kuu)(?![\p{L}\p{N}])|(?:\bpr\.\s?|\bpe\s+|(?<![\p{L}])на\s+|(?<![\p{L}])في\s+(?:ال)?)(?:md\.?|måned|lună|luna|місяць|شهر)(?![\p{L}\p{N}])|매월|(?<![\p{L}])(?:aylık|havonta|kuukaudessa|hàng\s+tháng|щомісяця|شهري(?:ا|\u064b|\u0651)*|לחודש|μηνιαίως|měsíčně|mesačne|mesečno|mjesečno)(?![\p{L}\p{N}])/iu;
+  /^\s?(?:pm|p\.m\.|pcm)(?![\p{L}\p{N}])|\/\s*(?:mt|mtl)\.?(?![\p{L}\p{N}])|\/\s*(?:월|개월|ay|md\.?|mdr\.?|kk|kuukausi|tháng|міс(?:яць)?|hó(?:nap)?|lun[aă]|شهر|μήνα|เดือน|माह|महीना|mesiac|mj(?:esec)?|mėn\.?|mēn\.?|kuu)(?![\p{L}\p{N}])|(?:\bpr\.\s?|\bpe\s+|(?<![\p{L}])на\s+|(?<![\p{L}])في\s+(?:ال)?)(?:md\.?|måned|lună|luna|місяць|شهر)(?![\p{L}\p{N}])|매월|(?<![\p{L}])(?:aylık|havonta|kuukaudessa|hàng\s+tháng|щомісяця|شهري(?:ا|\u064b|\u0651)*|לחודש|μηνιαίως|měsíčně|mesačne|mesečno|mjesečno|mensual(?:es|mente)?|mensal(?:mente)?|mensile|mensuel(?:le)?)(?![\p{L}\p{N}])/iu;
 const YEAR_WORDS_RE =
-  /^\s?(?:pa|p\.a\.)(?![\p{L}\p{N}])|\/\s*(?:년|연|yıl|vuosi|năm|рік|év|سنة|عام|έτος|χρόνο|ปี|वर्ष|साल|god\.?|metai|gads|aasta)(?![\p{L}\p{N}])|(?:\bpr\.\s?|\bpe\s+|(?<![\p{L}])на\s+|(?<![\p{L}])في\s+(?:ال)?)(?:år|an|рік|سنة)(?![\p{L}\p{N}])|(?<![\p{L}])(?:연간|yıllık|vuodessa|hàng\s+năm|щороку|évente|سنوي(?:ا|\u064b|\u0651)*|לשנה|ετησίως|ročně|ročne|godišnje|anual)(?![\p{L}\p{N}])/iu;
+  /^\s?(?:pa|p\.a\.)(?![\p{L}\p{N}])|\/\s*(?:년|연|yıl|vuosi|năm|рік|év|سنة|عام|έτος|χρόνο|ปี|वर्ष|साल|god\.?|metai|gads|aasta)(?![\p{L}\p{N}])|(?:\bpr\.\s?|\bpe\s+|(?<![\p{L}])на\s+|(?<![\p{L}])في\s+(?:ال)?)(?:år|an|рік|سنة)(?![\p{L}\p{N}])|(?<![\p{L}])(?:연간|yıllık|vuodessa|hàng\s+năm|щороку|évente|سنوي(?:ا|\u064b|\u0651)*|לשנה|ετησίως|ročně|ročne|godišnje|anual(?:es|mente)?|annuel(?:le)?|annuale)(?![\p{L}\p{N}])/iu;
 const ONE_TIME_RE = /\bone[-\s]?time\b|\bpay\s+once\b|\bonce\b|\blifetime\b|\bone[-\s]?off\b|\beinmalig\b/i;
 
 const BILLED_YEARLY_RE =
