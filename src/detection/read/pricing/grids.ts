@@ -147,10 +147,13 @@ function headerNames(
  * </strong> <span>Our most popular choice…</span> <a>Find out more</a></th>"): the bold element, its column's name.
  */
 function leadingBold(cell: Element): Element | undefined {
-  const parts = cell.children.filter((child) => isElement(child) || collapse(textContent(child)) !== "");
-  const first = parts[0];
-  if (!first || !isElement(first) || !/^(?:strong|b)$/.test(tagName(first)) || parts.length < 2) return undefined;
-  return parts.slice(1).every(isElement) ? first : undefined;
+  // Most head cells open with text or another element: they are passed by at their first part.
+  const blank = (node: AnyNode) => !isElement(node) && collapse(textContent(node)) === "";
+  const at = cell.children.findIndex((child) => !blank(child));
+  const first = at === -1 ? undefined : cell.children[at];
+  if (!first || !isElement(first) || !/^(?:strong|b)$/.test(tagName(first))) return undefined;
+  const rest = cell.children.slice(at + 1).filter((child) => !blank(child));
+  return rest.length > 0 && rest.every(isElement) ? first : undefined;
 }
 
 /** A row a table marks as its header: inside `thead`, all `th` cells, `columnheader` cells, or the table's first row. */
@@ -869,14 +872,20 @@ export function featureValues(marks: PriceMark[]): Set<PriceMark> {
   // cells is not searched again for each.
   const rows = new Map<
     Element,
-    { cells: Element[]; positions: Map<Element, number>; label: string; priceLabel: boolean }
+    { cells: Element[]; positions: Map<Element, number>; label: string; priceLabel: boolean; savings: boolean }
   >();
   const rowOf = (row: Element) => {
     let entry = rows.get(row);
     if (!entry) {
       const cells = row.children.filter((child): child is Element => isElement(child) && isCell(child));
       const label = cells[0] ? collapse(textContent(cells[0])) : "";
-      entry = { cells, positions: new Map(cells.map((cell, k) => [cell, k])), label, priceLabel: priceRowLabel(label) };
+      entry = {
+        cells,
+        positions: new Map(cells.map((cell, k) => [cell, k])),
+        label,
+        priceLabel: priceRowLabel(label),
+        savings: SAVINGS_ROW_RE.test(label),
+      };
       rows.set(row, entry);
     }
     return entry;
@@ -892,7 +901,7 @@ export function featureValues(marks: PriceMark[]): Set<PriceMark> {
     if (!cell || !row || !table) continue;
     if (!tables.has(table)) tables.set(table, tables.size);
     // What a plan saves against another offer ("Cost Savings vs AWS | $37.50/mo | $482.84/mo"): no price of its own.
-    if (SAVINGS_ROW_RE.test(rowOf(row).label)) {
+    if (rowOf(row).savings) {
       values.add(mark);
       continue;
     }
