@@ -638,18 +638,17 @@ export function extractPricing(
         // "+£1299 per cluster" under a column's "£4999": an add-on the column's offer sells, not another option of its
         // price.
         const increments = grid.marks.filter(isMeteredIncrement);
-        const own = increments.length < grid.marks.filter((mark) => !mark.soft).length ? increments : [];
-        const ownMarks = grid.marks.filter((mark) => !own.includes(mark));
+        const addOns = increments.length < grid.marks.filter((mark) => !mark.soft).length ? increments : [];
         const priced = pricesOf(
           index,
           null,
-          ownMarks,
-          grid.rowLabels.filter((_, k) => !own.includes(grid.marks[k]!)),
+          grid.marks.filter((mark) => !addOns.includes(mark)),
+          grid.rowLabels.filter((_, k) => !addOns.includes(grid.marks[k]!)),
         );
         if (!priced) continue;
         grid.marks.forEach((mark) => claimed.add(mark));
         const section = sectionHeading(headings, index, grid.table, grid.nameEl);
-        for (const increment of own) {
+        for (const increment of addOns) {
           // The row's label says its period as it does the column's price ("Annual price").
           const metered = pricesOf(index, null, [increment], [grid.rowLabels[grid.marks.indexOf(increment)] ?? ""]);
           if (metered)
@@ -913,7 +912,7 @@ export function extractPricing(
       plan.key = n === 1 ? key : `${key} (${n})`;
       if (!plans.has(plan.key)) {
         plans.set(plan.key, plan);
-        // Told apart from other context prices as before: by what it is, not by the section it is read in.
+        // As before readings kept their sections: a context price shows its price only to one read under no heading.
         readings.saw(plan, null);
         readings.positions.set(plan.key, index.at(found.mark.el));
         sentence = { el: found.mark.el, plan, label: found.label, struck: found.mark.struck };

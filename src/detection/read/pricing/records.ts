@@ -132,8 +132,11 @@ function rowCells(index: ElementIndex, records: FoundRecord[], holdsPrice: (el: 
   const signature = (row: Element, cells: FoundRecord[]) =>
     `${index.at(row.parent as Element)}|${cells.map((cell) => cell.name.toLowerCase()).join("|")}`;
   const counts = new Map<string, number>();
-  for (const [row, cells] of byRow)
-    if (cells.length >= 2) counts.set(signature(row, cells), (counts.get(signature(row, cells)) ?? 0) + 1);
+  for (const [row, cells] of byRow) {
+    if (cells.length < 2) continue;
+    const key = signature(row, cells);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
   const renamed = new Map<FoundRecord, FoundRecord | null>();
   const grids = new Set<AnyNode>();
   const valueOnly = (record: FoundRecord) =>
