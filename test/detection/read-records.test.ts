@@ -1465,6 +1465,29 @@ describe("periods written in Spanish, Portuguese, French and Italian", () => {
   });
 });
 
+describe("the same plans in a discount section", () => {
+  it("reads the cards under '## Discount pricing' apart from the same names under '## Enterprise pricing', by their section", () => {
+    const cards = (prices: number[]) =>
+      `<div class="cards">` +
+      ["Mini", "Small"]
+        .map(
+          (name, k) =>
+            `<div class="card"><h2>${name}</h2><p class="price">€${prices[k]} /year</p><ul><li>Support</li><li>Hosting</li></ul></div>`,
+        )
+        .join("") +
+      `</div>`;
+    const html =
+      `<h1>Pricing</h1><section><h2>Enterprise pricing</h2>${cards([3000, 6000])}</section>` +
+      `<section><h2>Discount pricing for education and nonprofits</h2><p>50% off</p>${cards([1500, 3000])}</section>`;
+    expect(read(html).pricing.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Mini", 3000],
+      ["Small", 6000],
+      ["Discount pricing for education and nonprofits – Mini", 1500],
+      ["Discount pricing for education and nonprofits – Small", 3000],
+    ]);
+  });
+});
+
 describe("a section heading written as a sentence", () => {
   it("names the section's price by the phrase it sets in bold ('we present <strong>Formspree Gold</strong>')", () => {
     const html =

@@ -233,7 +233,14 @@ function sectionHeading(headings: Headings, index: ElementIndex, record: Element
   }
   if (section === null) return null;
   const nameLevel = isHeading(nameEl) ? headingLevel(nameEl) : 7;
-  const heading = headings.before(index.at(record), nameLevel, index.at(section));
+  let heading = headings.before(index.at(record), nameLevel, index.at(section));
+  // A heading of the names' own level before the cards' container heads them too ("## Discount pricing" over cards
+  // named by h2 "Mini", "Small"): no card's name stands outside the cards.
+  const container = record.parent;
+  if (nameLevel <= 6 && container && isElement(container)) {
+    const peer = headings.before(index.at(container), nameLevel + 1, index.at(section));
+    if (peer && (!heading || index.at(peer) > index.at(heading))) heading = peer;
+  }
   return heading && !index.contains(heading, record) ? shortText(index, heading, 120) : null;
 }
 
