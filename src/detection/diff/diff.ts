@@ -233,9 +233,9 @@ function settleContextChanges(
     if (change.kind !== "changed" && change.kind !== "renamed" && copiesCard(record, before, after)) return false;
     const context = change.kind !== "renamed" && record.origin === "context";
     if (!context || change.kind === "changed") return true;
-    // Unless the answer prices more of something ("…an extra $10 for each additional 10,000,000 invocations"): an
-    // overage price, wherever it is written.
-    if (bothNamed && underQuestion(record) && !OVERAGE_NAME_RE.test(record.name)) return false;
+    // Unless the answer prices more of something ("…an extra $10 for each additional 10,000,000 invocations"): the
+    // reader makes it an add-on, a price wherever it is written.
+    if (bothNamed && underQuestion(record) && record.kind !== "addon") return false;
     // The same price still stated, by a record named after the same thing, on the side it seems to be missing from
     // ("$2.00 per 10K additional API check runs" under "Team" gone from the card, "Team – API check runs: $2/10K" still
     // in the table): one statement of it less, not a price removed.
@@ -272,9 +272,6 @@ function restates(other: PricingPlan, record: PricingPlan): boolean {
   // Another price of the same context (the second "5 compute credits" of a list) is no restatement: it is the list.
   return contextGroup(other.key) !== contextGroup(record.key) && ` ${other.name.toLowerCase()} `.includes(` ${name} `);
 }
-
-/** The name context.ts gives a price of more of something ("Additional 10,000,000 function invocations"). */
-const OVERAGE_NAME_RE = /^(?:additional|extra)\s/i;
 
 /** A context price stated under a question (its section's heading or its own label ends with "?"). */
 function underQuestion(record: PricingPlan): boolean {
