@@ -2578,6 +2578,104 @@ describe("a redesign is not a price change", () => {
   });
 });
 
+describe("price places that hold no amount of money", () => {
+  const card = (name: string, price: string, line = "Installs in minutes") =>
+    `<div class="col-4"><div class="plan"><h5>${name}</h5><div class="price"><h5>${price}</h5></div>` +
+    `<ul><li>${line}</li><li>Pre-built binaries</li></ul><a class="btn" href="/go">Install</a></div></div>`;
+
+  it("reads 'FREE up to $1000 monthly savings' as free with a limit, and a card's savings limit as no price", () => {
+    const plans = read(
+      `<h2>Pricing Plans</h2><div class="row">${card("Open Source", "FREE")}` +
+        `${card("Evaluation binaries", "FREE up to $1000 monthly savings", "Restricted to $1000 monthly savings per installation")}` +
+        `${card("Stable", "$20 monthly")}</div>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount, plan.currency])).toEqual([
+      ["Open Source", 0, null],
+      ["Evaluation binaries", 0, null],
+      ["Stable", 20, "USD"],
+    ]);
+  });
+
+  it("reads 'FREE for 14 days' in a card's price place as that offer's price, beside the paid cards", () => {
+    const plans = read(
+      `<div class="row">${card("Open Source", "FREE")}${card("Evaluation", "FREE for 14 days")}${card("Single AWS Region", "$10 monthly")}</div>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Open Source", 0],
+      ["Evaluation", 0],
+      ["Single AWS Region", 10],
+    ]);
+  });
+
+  it("reads a share of something in the price place ('Up to 5% of savings') as an offer without an amount", () => {
+    const plans = read(
+      `<div class="row">${card("Stable and supported", "Up to 5% of savings")}${card("Open Source Trunk", "Free")}</div>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Stable and supported", null],
+      ["Open Source Trunk", 0],
+    ]);
+  });
+
+  it("names a card 'Beta (Evaluation)' by its heading: a badge word opening a name with a remark is the name", () => {
+    const plans = read(
+      `<div class="row">${card("Beta (Evaluation)", "FREE")}${card("Stable", "$29/AWS account")}</div>`,
+    ).pricing;
+    expect(plans.map((plan) => plan.name)).toEqual(["Beta (Evaluation)", "Stable"]);
+  });
+});
+
+describe("one offer's price in several currencies or cycles", () => {
+  it("reads 'CNY ¥19.90' in yuan, and lines labelled by their currency's code as one offer's prices", () => {
+    const plans = read(
+      `<h2>Subscription</h2><p>7 days free trial, then you will be charged monthly at one of the following rates:</p>` +
+        `<ul><li>USD US$2.66 / month,</li><li>CNY ¥19.90 / month,</li><li>EUR €2.36 / month,</li><li>HKD HK$21.80 / month</li></ul>`,
+    ).pricing;
+    expect(plans).toHaveLength(1);
+    expect(plans[0]!.prices!.map((option) => [option.amount, option.currency, option.period])).toEqual([
+      [2.66, "USD", "month"],
+      [19.9, "CNY", "month"],
+      [2.36, "EUR", "month"],
+      [21.8, "HKD", "month"],
+    ]);
+  });
+
+  it("reads a price per half year or per two years with no period, never as a yearly price", () => {
+    const plans = read(
+      `<h2>Subscribe</h2><p><button>Start now, then USD $4.99 / half year (6 months)</button></p>` +
+        `<h2>Licence</h2><p><button>Buy for $129 for 2 years</button></p>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.amount, plan.period])).toEqual([
+      [4.99, null],
+      [129, null],
+    ]);
+  });
+
+  it("reads '$14.99 -> $7.99 with a promotion code' as the $14.99 price, and the promotion's end as no change", () => {
+    const page = (price: string) =>
+      `<h3>Purchase Now</h3><p>Order Now at ${price} (excluding tax) for lifetime use (bound to one device). Use a promotion code to enjoy the discount.</p>`;
+    const plans = read(page("$14.99 -&gt; $7.99")).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount, plan.period])).toEqual([["Purchase Now", 14.99, "one_time"]]);
+    expect(pricingEvents(events(page("$14.99 -&gt; $7.99"), page("$14.99")))).toEqual([]);
+  });
+});
+
+describe("a heading that holds its price", () => {
+  it("names each plan by the words its heading says before the price ('<h3>Organization<span>$24/month</span></h3>')", () => {
+    const plan = (name: string, price: number) =>
+      `<div class="span6"><div class="plan"><h2>${name}<span class="price">$${price}/month</span></h2>` +
+      `<ul><li><strong>unlimited</strong> private repositories</li><li><strong>unlimited</strong> teams</li></ul>` +
+      `<a class="button">Subscribe</a></div></div>`;
+    const plans = read(
+      `<div class="plans"><div class="row">${plan("Organization", 24)}${plan("User", 7)}</div></div>`,
+    ).pricing;
+    expect(plans.map((p) => [p.name, p.amount])).toEqual([
+      ["Organization", 24],
+      ["User", 7],
+    ]);
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

@@ -115,7 +115,7 @@ const SAVING = /\b(?:save[ds]?|saving|savings|spare|économisez|sparen?)\b\D{0,1
  * calculation or a credit anywhere in a short price text leaves it no price.
  */
 const NOT_A_PRICE =
-  /\d\s*%?\s*(?:off|discount|rabatt|de\s+réduction)\b|\d\s*[×x*]\s*[\d($€£¥₹]|[\d)]\s*=\s*[$€£¥₹]?\s*\d|(?:^|[^=!<>])=\s*[$€£¥₹]\s*\.?\d|\b(?:worth|valued\s+at)\s*[$€£¥₹]\s*\d|[$€£¥₹]\s*\d[\d,.]*\s+(?:(?:in|of)\s+)?(?:free\s+)?(?:trial\s+|usage\s+|promotional\s+|sign[-\s]?up\s+)?credits?\b/
+  /\d\s*%?\s*(?:off|discount|rabatt|de\s+réduction)\b|\d\s*[×x*]\s*[\d($€£¥₹]|[\d)]\s*=\s*[$€£¥₹]?\s*\d|(?:^|[^=!<>])=\s*[$€£¥₹]\s*\.?\d|\b(?:worth|valued\s+at)\s*[$€£¥₹]\s*\d|[$€£¥₹]\s*\d[\d,.]*\s+(?:(?:in|of)\s+)?(?:free\s+)?(?:trial\s+|usage\s+|promotional\s+|sign[-\s]?up\s+)?credits?\b|[$€£¥₹]\s*\d[\d,.]*[kK]?\s+(?:(?:in|of)\s+)?(?:(?:monthly|yearly|annual|weekly)\s+)?savings\b/
     .source;
 /**
  * Amounts that are no price: a saving ("$5 off", "50% off", "Save $20", "a $10 discount"), a worked calculation ("(223,200
@@ -139,15 +139,37 @@ function outsideSavings<T extends StatedPrice>(text: string, prices: readonly T[
  * context like any price in running text; its size is no amount.
  */
 const FREE_ALLOWANCE_RE =
-  /\bfirst\s+\d[\d.,]*\s*[\p{L}]*\b[^.!?$€£]{0,60}?\b(?:is|are)\s+(?:always\s+|completely\s+|totally\s+)?free\b|\bfree\s+(?:(?:for\s+)?up\s+to|for\s+the\s+first)\s+\d|\b\d[\d.,]*\s*(?:[KMGT]B|GBs?)\s+(?:of\s+[\p{L} ]{1,30}?\s+)?free\s+(?:each|every|per|a)\s+month\b/iu;
+  /\bfirst\s+\d[\d.,]*\s*[\p{L}]*\b[^.!?$€£]{0,60}?\b(?:is|are)\s+(?:always\s+|completely\s+|totally\s+)?free\b|\bfree\s+(?:(?:for\s+)?up\s+to|for\s+the\s+first)\s+[$€£]?\d|\b\d[\d.,]*\s*(?:[KMGT]B|GBs?)\s+(?:of\s+[\p{L} ]{1,30}?\s+)?free\s+(?:each|every|per|a)\s+month\b/iu;
+
+/** "Free for 14 days", "FREE for 30 days": free for a length of time, and nothing more said. */
+const FREE_FOR_A_TIME_RE = /^\s*free\s+for\s+(?:the\s+first\s+)?\d{1,3}\s+(?:days?|weeks?|months?)[.!*]?\s*$/i;
 
 function freeAllowance(el: Element, text: string, index: ElementIndex): PriceMark | null {
+  // In an element classed as the price, "Free for 14 days" prices an offer of its own (an "Evaluation" card beside the
+  // paid ones): free, for that long.
+  if (FREE_FOR_A_TIME_RE.test(text) && priceClassed(el))
+    return {
+      ...newMark(el, text, [{ amount: 0, currency: null, period: null, isFree: true }], index, false),
+      soft: true,
+    };
   if (!FREE_ALLOWANCE_RE.test(text)) return null;
   const mark = newMark(el, text, [{ amount: 0, currency: null, period: null, isFree: true }], index, false);
   // In an element classed as the price and led by "Free" ("Free up to 3 users" where the cards beside it say "$9/mo"),
   // it is the offer's price: free, with an allowance.
   const priceOfItsOffer = /^\s*free\b/i.test(text) && priceClassed(el);
   return { ...mark, window: text, soft: true, prose: !priceOfItsOffer };
+}
+
+/** A price that is a share of something: "Up to 5% of savings", "2% per transaction", "10% of revenue". */
+const SHARE_RE =
+  /^\s*(?:up\s+to\s+|only\s+|just\s+)?\d{1,2}(?:[.,]\d{1,2})?\s*%\s+(?:of|per|on)\s+\p{L}[^$€£¥₹\d]{0,40}$/iu;
+
+/**
+ * In an element classed as the price, a share of something prices its offer with no amount of money: a price with no
+ * number to compare, as "Contact us" is, where reading the card as unpriced would miss it and its set.
+ */
+function shareOf(el: Element, text: string): PriceMark | null {
+  return SHARE_RE.test(text) && priceClassed(el) ? softMark(el, text, null) : null;
 }
 
 export function isStruck(el: Element): boolean {
@@ -496,7 +518,7 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
       // A footnote ("* plus Stripe's fees, typically 2.9% + 30¢" under each plan) qualifies the lines it is marked
       // from: read as running text, by its context, never as a plan's own price or a record of its own.
       if (mark && FOOTNOTE_RE.test(text)) mark = { ...mark, prose: true };
-      else if (prices.length === 0) mark = freeAllowance(el, text, index);
+      else if (prices.length === 0) mark = freeAllowance(el, text, index) ?? shareOf(el, text);
       if (mark && mark.options[0]!.currency === null && parent !== -1) bareInside.set(parent, mark);
     }
     // "Free" or "Contact us" is a price even as a heading (`<h2>Free Trial</h2><h3>Free</h3>`); where it is the plan's

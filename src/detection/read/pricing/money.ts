@@ -331,6 +331,12 @@ const MONTH_WORDS_RE =
   /^\s?(?:pm|p\.m\.|pcm)(?![\p{L}\p{N}])|\/\s*(?:mt|mtl)\.?(?![\p{L}\p{N}])|\/\s*(?:월|개월|ay|md\.?|mdr\.?|kk|kuukausi|tháng|міс(?:яць)?|hó(?:nap)?|lun[aă]|شهر|μήνα|เดือน|माह|महीना|mesiac|mj(?:esec)?|mėn\.?|mēn\.?|kuu)(?![\p{L}\p{N}])|(?:\bpr\.\s?|\bpe\s+|(?<![\p{L}])на\s+|(?<![\p{L}])في\s+(?:ال)?)(?:md\.?|måned|lună|luna|місяць|شهر)(?![\p{L}\p{N}])|매월|(?<![\p{L}])(?:aylık|havonta|kuukaudessa|hàng\s+tháng|щомісяця|شهري(?:ا|\u064b|\u0651)*|לחודש|μηνιαίως|měsíčně|mesačne|mesečno|mjesečno|mensual(?:es|mente)?|mensal(?:mente)?|mensile|mensuel(?:le)?)(?![\p{L}\p{N}])/iu;
 const YEAR_WORDS_RE =
   /^\s?(?:pa|p\.a\.)(?![\p{L}\p{N}])|\/\s*(?:년|연|yıl|vuosi|năm|рік|év|سنة|عام|έτος|χρόνο|ปี|वर्ष|साल|god\.?|metai|gads|aasta)(?![\p{L}\p{N}])|(?:\bpr\.\s?|\bpe\s+|(?<![\p{L}])на\s+|(?<![\p{L}])في\s+(?:ال)?)(?:år|an|рік|سنة)(?![\p{L}\p{N}])|(?<![\p{L}])(?:연간|yıllık|vuodessa|hàng\s+năm|щороку|évente|سنوي(?:ا|\u064b|\u0651)*|לשנה|ετησίως|ročně|ročne|godišnje|anual(?:es|mente)?|annuel(?:le)?|annuale)(?![\p{L}\p{N}])/iu;
+/**
+ * A period that is neither a month nor a year, which no BillingPeriod states: "/ half year (6 months)", "semi-annually",
+ * "for 2 years". Where it comes first the period is unknown, never the year its words contain.
+ */
+const OTHER_PERIOD_RE =
+  /\bhalf[-\s]?(?:a\s+)?years?\b|\bsemi[-\s]?annual(?:ly)?\b|\bbi[-\s]?(?:annual(?:ly)?|ennial(?:ly)?)\b|\b(?:[2-9]|two|three|four|five)[-\s]+(?:years?|yrs?)\b|\bhalbjährlich\b|\bsemestral\b/i;
 const ONE_TIME_RE = /\bone[-\s]?time\b|\bpay\s+once\b|\bonce\b|\blifetime\b|\bone[-\s]?off\b|\beinmalig\b/i;
 
 const BILLED_YEARLY_RE =
@@ -348,13 +354,14 @@ export function detectBilling(text: string): "month" | "year" | null {
 
 /** The billing period stated right after a price: the earliest of month / year / one-time wording wins. */
 export function detectPeriod(after: string): BillingPeriod | null {
-  let best: { period: BillingPeriod; index: number } | null = null;
+  let best: { period: BillingPeriod | null; index: number } | null = null;
   for (const [period, re] of [
     ["month", MONTH_RE],
     ["month", MONTH_WORDS_RE],
     ["year", YEAR_RE],
     ["year", YEAR_WORDS_RE],
     ["one_time", ONE_TIME_RE],
+    [null, OTHER_PERIOD_RE],
   ] as const) {
     const m = re.exec(after);
     if (m && (!best || m.index < best.index)) best = { period, index: m.index };
@@ -376,6 +383,8 @@ function inThousands(token: string, digits = 3): string {
   const [whole, fraction = ""] = token.split(/[.,]/);
   return `${whole}${fraction.padEnd(digits, "0")}`;
 }
+/** Between two amounts, an arrow from one to the other: "$14.99 -> $7.99", "€20 → €15". */
+const ARROW_BETWEEN = /^\s*(?:-+>|→|⟶|=>|⇒|➔|➜|➝)\s*$/;
 /** Between two amounts, a range: "$10 – $20", "10 to 20 €", "49 bis 99 €". */
 const RANGE_BETWEEN = /^\s*(?:[-–—~]|to|bis|à|au|hasta|a|do|tot|until)\s*$/i;
 /**
@@ -483,7 +492,13 @@ function amountsIn(stated: string): Amount[] {
     if (THRESHOLD_BEFORE.test(text.slice(Math.max(0, start - 24), start)))
       ambiguous = `"${text.slice(start, end)}" is a threshold`;
     const form = beforeForm?.form ?? afterForm?.form ?? null;
-    const currency = cents ? "USD" : form === "$" ? (dollarCode(text, start, end) ?? "USD") : currencyCode(form);
+    const currency = cents
+      ? "USD"
+      : form === "$"
+        ? (codeBeside(text, start, end, DOLLAR_CODES) ?? "USD")
+        : form === "¥" || form === "￥"
+          ? (codeBeside(text, start, end, YEN_CODES) ?? "JPY")
+          : currencyCode(form);
     out.push({
       start: beforeForm ? at - beforeForm.length : at,
       end,
@@ -502,15 +517,26 @@ function amountsIn(stated: string): Amount[] {
 }
 
 /** The dollars a code names beside a "$" ("$49 AUD/mo", "CAD $49", "49 $ CAD / mois"). */
-const DOLLAR_CODES = new Set(["USD", "AUD", "CAD", "NZD", "SGD", "HKD", "MXN", "TWD"]);
+const DOLLAR_CODES = new Map(["USD", "AUD", "CAD", "NZD", "SGD", "HKD", "MXN", "TWD"].map((code) => [code, code]));
+/** The yuan and the yen share "¥": a code beside it says which ("CNY ¥19.90 / month", "¥99 RMB"). */
+const YEN_CODES = new Map([
+  ["CNY", "CNY"],
+  ["RMB", "CNY"],
+  ["JPY", "JPY"],
+]);
 
-/** The code of the dollars a "$" price is in when a code is written right after it or right before it, else null. */
-function dollarCode(text: string, start: number, end: number): string | null {
+/** The currency a sign shared by several is in when a code is written right after it or right before it, else null. */
+function codeBeside(text: string, start: number, end: number, codes: ReadonlyMap<string, string>): string | null {
   const after = /^\s?([A-Z]{3})(?![A-Za-z])/.exec(text.slice(end, end + 5));
-  if (after && DOLLAR_CODES.has(after[1]!)) return after[1]!;
+  if (after && codes.has(after[1]!)) return codes.get(after[1]!)!;
   const before = /(?<![A-Za-z])([A-Z]{3})\s?$/.exec(text.slice(Math.max(0, start - 5), start));
-  if (before && DOLLAR_CODES.has(before[1]!)) return before[1]!;
+  if (before && codes.has(before[1]!)) return codes.get(before[1]!)!;
   return null;
+}
+
+/** A name that is only a currency's code ("CNY", "HKD" leading a line of prices in that currency): no offer's name. */
+export function isCurrencyCode(text: string): boolean {
+  return ISO_SET.has(text.trim()) && !WORD_CODES.has(text.trim());
 }
 
 /** Right after an amount, cents: "1.5 cents", "50¢". */
@@ -587,6 +613,15 @@ function readStatedPrices(text: string): StatedPrice[] {
   if (priced.length <= 1 || former) {
     const one = at(stated);
     return one ? [one] : [];
+  }
+  // "$14.99 -> $7.99 … use promotion code X": the price and what a promotion brings it down to. The price is the
+  // first, billed as the words after the second say ("for lifetime use"); the promotion is no price of the offer's.
+  const [first, second] = priced;
+  if (ARROW_BETWEEN.test(source.slice(first!.end, second!.start))) {
+    const list = at(first!);
+    const promo = at(second!);
+    if (list && promo && list.amount !== null && promo.amount !== null && promo.amount < list.amount)
+      return [{ ...list, period: list.period ?? promo.period }];
   }
   const out: StatedPrice[] = [];
   for (let k = 0; k < priced.length; k++) {

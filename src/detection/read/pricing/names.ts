@@ -16,7 +16,7 @@ import {
   type Element,
 } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
-import { firstPriceIndex } from "./money.js";
+import { firstPriceIndex, isCurrencyCode } from "./money.js";
 
 const BADGE_WORDS = "most\\s+popular|recommended|best\\s+(?:value|deal|choice|seller)|featured|beliebt|empfohlen";
 const BADGE_AROUND_RE = new RegExp(
@@ -36,7 +36,7 @@ const NOT_A_PLAN_RE =
 const CALL_TO_ACTION_RE =
   /^(?:sign\s*up|get\s+(?:started|it|now)|start(?:\s+(?:free|now|trial|building|for\s+free|your\s+free\s+trial))?|try(?:\s+it)?(?:\s+(?:free|now|for\s+free))?|buy(?:\s+now)?|subscribe|choose|select|order|purchase|upgrade|downgrade|learn\s+more|read\s+more|see\s+(?:more|all|details)|contact(?:\s+\w+)?|talk\s+to\s+\w+|book\s+a\s+(?:demo|call)|request\s+a\s+(?:demo|quote)|join|register|apply(?:\s+now)?|download|current\s+plan|your\s+(?:current\s+)?plan|create\s+(?:an\s+)?account)\b/i;
 const BADGE_TEXT_RE =
-  /^(?:most\s+popular|popular|recommended|best\s+(?:value|deal|choice|for\s+\w+)|new|hot|sale|save\s+\d+\s*%|\d+\s*%\s+off|limited(?:\s+time)?(?:\s+offer)?|beta|featured|coming\s+soon)\b/i;
+  /^(?:most\s+popular|popular|recommended|best\s+(?:value|deal|choice|for\s+\w+)|new|hot|sale|save\s+\d+\s*%|\d+\s*%\s+off|limited(?:\s+time)?(?:\s+offer)?|beta|featured|coming\s+soon)\b(?!\s*\()/i;
 const BILLING_WORDS_RE =
   /^(?:pay[-\s]as[-\s]you[-\s]go|pre-?(?:purchased?|paid)|prepaid|on[-\s]demand|pay\s+per\s+use|metered)$|^(?:(?:billed|paid|pay)\s+)?(?:monthly|annual(?:ly)?|yearly|month|year|quarterly|weekly|daily|once|one[-\s]time|lifetime)(?:\s+(?:billing|plan|pricing|price|subscription|payment))?$|^(?:per|a|\/)\s*(?:month|year|mo|yr|user|seat|member)\b|^(?:monatlich|jährlich|mensuel|annuel)$/i;
 const PRICE_WORDS_RE =
@@ -76,6 +76,9 @@ export function priceColumnLabel(label: string): boolean {
 const PRICE_LABEL_WORDS_RE =
   /\b(?:per|a|an|each|user|users|seat|seats|member|members|month|months|monthly|mo|year|years|yearly|annually|annual|yr|hour|hourly|hr|day|daily|week|weekly|minute|billed|billing|paid|pay|price|prices|pricing|cost|costs|fee|fees|rate|rates|usd|eur|gbp|chf|excl|incl|vat|tax|net|gross|only|from|starting|at|total|or|and|the|in|of)\b\.?/gi;
 
+/** Whom a plan is for, in one word of the units prices are per: a name only as a heading. */
+const WHOM_RE = /^(?:users?|members?)$/i;
+
 /** Nothing but price-describing words and symbols: not a name. */
 function onlyPriceWords(name: string): boolean {
   return name.replace(PRICE_LABEL_WORDS_RE, " ").replace(/[^\p{L}\p{N}]+/gu, "").length === 0;
@@ -106,7 +109,9 @@ function readPlausibleName(name: string, options: { heading?: boolean; rowHead?:
   const row = options.rowHead === true;
   return (
     name.length > 0 &&
-    !onlyPriceWords(name) &&
+    // A heading may name a plan by whom it is for ("User" beside "Organization"), words a label uses for a unit.
+    (!onlyPriceWords(name) || (options.heading === true && WHOM_RE.test(name))) &&
+    !isCurrencyCode(name) &&
     name.length <= (row ? ROW_HEAD_CHARS : 50) &&
     name.split(" ").length <= (row ? ROW_HEAD_WORDS : 6) &&
     // A sentence is no name, even in a row.

@@ -602,7 +602,10 @@ function recordSet(
       // A short line or cell whose text opens with a name before its price, the name no element of its own
       // ("<th>Pro<br><span>$12/mo</span></th>", "<p>IAA Fee (yearly) <span>$0</span></p>"): those words, unless they
       // are a sentence about the price ("The Hobby plan costs $5 per month").
-      const lead = candidates.length === 0 && !first.soft ? (boldLead(first) ?? lineLead(index, el, first)) : null;
+      const lead =
+        candidates.length === 0 && !first.soft
+          ? (boldLead(first) ?? lineLead(index, el, first) ?? headingLead(el, first))
+          : null;
       if (lead) {
         named.push({ el, marks: [first], candidates: [{ el: lead.el, name: lead.name, score: 0, slot: "lead" }] });
         continue;
@@ -838,6 +841,24 @@ function lineLead(index: ElementIndex, el: Element, first: PriceMark): { el: Ele
   }
   const name = priceLead(collapse(textContent(el)));
   return name && !sentenceAboutPrice(name) ? { el, name } : null;
+}
+
+/**
+ * The words a heading says before the price it holds (`<h3>Organization<span class="price">$24/month</span></h3>`):
+ * the heading names its price, though the reader of names passes over it for holding one.
+ */
+function headingLead(record: Element, mark: PriceMark): { el: Element; name: string } | null {
+  let heading: AnyNode | null = mark.el;
+  for (let depth = 0; heading && isElement(heading) && heading !== record && depth < 3; depth++) {
+    if (isHeading(heading)) {
+      const text = collapse(textContent(heading));
+      const at = firstPriceIndex(text);
+      const name = at ? text.slice(0, at).replace(/[\s:：–—|([-]+$/, "") : "";
+      return plausibleName(name, { heading: true }) && !sentenceAboutPrice(name) ? { el: heading, name } : null;
+    }
+    heading = heading.parent;
+  }
+  return null;
 }
 
 /** The bold words a price's own element opens with, when they are the words before its price and can name it. */
