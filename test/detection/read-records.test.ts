@@ -2676,6 +2676,80 @@ describe("a heading that holds its price", () => {
   });
 });
 
+describe("add-ons listed with a bold name and 'Add $X'", () => {
+  it("names each by its bold lead without its full stop, and reads two at one amount as two", () => {
+    const item = (name: string, what: string) => `<li><b>${name}.</b> ${what}</li>`;
+    const plans = read(
+      `<div class="plans"><div class="item"><h3>Starter</h3><p>$50 /month</p></div><div class="item"><h3>Standard</h3><p>$100 /month</p></div></div>` +
+        `<h4>Add-Ons</h4><ul>${item("Complete server backup", "Made once a week. Add 10% to the base plan.")}` +
+        `${item("Export module", "Access 50+ export templates. Add $75/month.")}` +
+        `${item("Satellite Site module", "Run several sites from one database. Add $25/month per satellite.")}` +
+        `${item("Previews module", "Limited-time access to hosted ebooks. Add $25/month.")}</ul>`,
+    ).pricing;
+    expect(plans.filter((plan) => !isPlanRecord(plan)).map((plan) => [plan.name, plan.amount, plan.kind])).toEqual([
+      ["Export module", 75, "addon"],
+      ["Satellite Site module", 25, "addon"],
+      ["Previews module", 25, "addon"],
+    ]);
+  });
+});
+
+describe("words about a price that price nothing", () => {
+  const grid = (third: string) =>
+    `<div class="grid"><div class="col"><h3>Pro</h3><p class="price">$10/month</p><ul><li>Reports</li><li>Exports</li></ul></div>` +
+    `<div class="col"><h3>Team</h3><p class="price">$20/month</p><ul><li>Reports</li><li>Exports</li></ul></div>${third}</div>`;
+
+  it("reads no offer from an answer's 'contact us for a quote' link beside the cards, nor its going as an event", () => {
+    const before = grid(
+      `<div class="col"><h4>Is there a setup fee?</h4><p>Yes. The <a href="/setup">setup fee</a> depends on your needs. ` +
+        `Please <a href="/contact">contact us for a quote</a>.</p></div>`,
+    );
+    expect(read(before).pricing.map((plan) => plan.name)).toEqual(["Pro", "Team"]);
+    expect(pricingEvents(events(before, grid("")))).toEqual([]);
+  });
+
+  it("reads no free offer from a 'Start your <span>FREE</span> trial' button", () => {
+    const plans = read(
+      grid(
+        `<div class="col"><h3>Trial</h3><a href="/signup"><span>Start your <span>FREE</span> trial</span></a><ul><li>Reports</li><li>Exports</li></ul></div>`,
+      ),
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Pro", 10],
+      ["Team", 20],
+    ]);
+  });
+
+  it("reads a card of the plans' template that says its offer is free to use as free, though it asks to be contacted", () => {
+    const card = (name: string, body: string) =>
+      `<div class="col-md-4"><div class="card"><div class="card-header"><h2 class="mb-0">${name}</h2></div><div class="card-body">${body}</div></div></div>`;
+    const plans = read(
+      `<div class="row">${card("Open Source", `<p>Built on <b>open-source</b> and is free to use for public repositories.</p><p><a href="/c">Get in touch</a> to discuss a custom solution.</p>`)}` +
+        `${card("Essentials", "<h4>$69 per month</h4><p>Startups.</p>")}${card("Pro", "<h4>$279 per month</h4><p>Larger teams.</p>")}</div>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Open Source", 0],
+      ["Essentials", 69],
+      ["Pro", 279],
+    ]);
+  });
+});
+
+describe("a card's price for more of something, said after its element", () => {
+  it("reads '+<strong>USD $150 / year</strong> per additional device' as the card's add-on, not a second price", () => {
+    const plans = read(
+      `<div class="pricing"><div class="box"><p class="name">Free</p><p class="dollars">USD $0</p><button>Get it</button><ul><li>Uploads</li><li>Maps</li></ul></div>` +
+        `<div class="box"><p class="name">Pro</p><div class="formula"><strong>USD $400 / year</strong> for 1st device<br>` +
+        `+<strong>USD $150 / year</strong> per additional device</div><button>Buy</button><ul><li>Uploads</li><li>Everything</li></ul></div></div>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount, plan.period, plan.kind ?? "plan"])).toEqual([
+      ["Free", 0, null, "plan"],
+      ["Pro", 400, "year", "plan"],
+      ["Additional device (Pro)", 150, "year", "addon"],
+    ]);
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

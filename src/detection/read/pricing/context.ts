@@ -26,7 +26,7 @@ const BLOCK_MAX_CHARS = 400;
 const LABELLED_TAGS = new Set(["dd", "p", "div", "span"]);
 /** Words that lead into a price rather than name it: "Pro costs", "Extra seats are", "starting at", "is about". */
 const LEAD_IN_RE =
-  /(?:^|\s+)(?:costs?|is|are|was|were|at|for|from|only|just|then|starting|starts|start|priced|billed|of|per|will\s+be|comes\s+to|including|includes|include|incl\.?|with|about|around|approximately|roughly|approx\.?|currently|now|kostet|kosten|ab|für|à|pour|de)(?:\s+(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|including|includes|with|about|around|approximately|roughly))*\s*$/i;
+  /(?:^|\s+)(?:costs?|add|is|are|was|were|at|for|from|only|just|then|starting|starts|start|priced|billed|of|per|will\s+be|comes\s+to|including|includes|include|incl\.?|with|about|around|approximately|roughly|approx\.?|currently|now|kostet|kosten|ab|für|à|pour|de)(?:\s+(?:costs?|is|are|was|were|at|for|from|only|just|starting|starts|start|priced|billed|of|per|including|includes|with|about|around|approximately|roughly))*\s*$/i;
 /** The words before an amount a plan includes ("including $5 of usage"). */
 const INCLUDED_RE = /\b(?:including|includes|include|incl\.?)\s*$/i;
 const ARTICLE_RE = /^(?:the|our|a|an|your|each|every|all)\s+/i;
@@ -449,16 +449,18 @@ function boldName(item: Element): string | null {
   };
   walk(item);
   if (bold.length !== 1) return null;
-  const name = nameText(bold[0]!);
+  // A bold lead ending its sentence ("<b>Export module.</b> Access 50+ export templates.") is named without the stop.
+  const name = nameText(bold[0]!).replace(/(?<=\p{L})\.$/u, "");
   return name && !/\d/.test(name) && name.split(/\s+/).length <= 4 && plausibleName(name) ? name : null;
 }
 
 /**
- * "per additional project", "for each extra seat", "for each additional 10,000,000 function invocations" after a price:
+ * "per additional project", "for each extra seat", "for each additional 10,000,000 function invocations" after a price
+ * (and its period: "$150 / year per additional device"):
  * "Additional project", "Extra seat", "Additional 10,000,000 function invocations".
  */
 const AFTER_LABEL_RE =
-  /^[^\p{L}]*(?:\p{Sc}|[A-Z]{3})?[\d.,'\s]*(?:\p{Sc}|[A-Z]{3})?\s*(?:\/|per|for\s+each|for\s+every|each)\s+((?:additional|extra)\s+(?:\d[\d,.]*\s+)?[\p{L}-]+(?:\s+[\p{L}-]+)?)/iu;
+  /^[^\p{L}]*(?:\p{Sc}|[A-Z]{3})?[\d.,'\s]*(?:\p{Sc}|[A-Z]{3})?(?:\s*(?:\/|per|a)\s*(?:month|year|mo|yr)\b)?\s*(?:\/|per|for\s+each|for\s+every|each)\s+((?:additional|extra)\s+(?:\d[\d,.]*\s+)?[\p{L}-]+(?:\s+[\p{L}-]+)?)/iu;
 
 export function afterLabel(window: string): string | null {
   // From the price on: the words of its line before it ("Includes your first 5 users, then") say nothing of it.

@@ -702,9 +702,11 @@ export function extractPricing(
       // So is a price for another purchase said before it ("Upgrade for $168" under a licence's "$295"), and a
       // button's price for the offer with something more ("$394 | with Upgrades & Support"), a variant of its own.
       const purchase = (mark: PriceMark) => purchaseLead(wordsBefore(index, mark));
+      // What a price is for may follow its element on the line ("+<strong>USD $150</strong> per additional device").
+      const forMore = (mark: PriceMark) => afterLabel(mark.text) ?? (mark.standalone ? afterLabel(mark.window) : null);
       const extra = (mark: PriceMark) =>
         isMeteredIncrement(mark) ||
-        afterLabel(mark.text) !== null ||
+        forMore(mark) !== null ||
         purchase(mark) !== null ||
         variantAfter(index, mark) !== null;
       const meters = labelled.filter((mark) => !mark.soft && (usageUnit(mark.text) !== null || extra(mark)));
@@ -748,7 +750,7 @@ export function extractPricing(
         }
         const label = meter.increment
           ? incrementName(meter)
-          : (afterLabel(meter.text) ??
+          : (forMore(meter) ??
             purchase(meter) ??
             METER_UNIT_RE.exec(meter.text)?.[1]?.trim() ??
             usageUnit(meter.text)!);

@@ -335,6 +335,26 @@ function inSentence(el: Element): boolean {
   return false;
 }
 
+/** A link asking to be contacted inside an answer's sentence (a paragraph after a heading that asks a question). */
+function contactInAnswer(mark: PriceMark): boolean {
+  if (mark.options[0]!.amount !== null || tagName(mark.el) !== "a" || !inSentence(mark.el)) return false;
+  let block: AnyNode | null = mark.el.parent;
+  while (block && isElement(block) && tagName(block) !== "p") block = block.parent;
+  if (!block) return false;
+  let before: AnyNode | null = block.prev;
+  while (before && !isElement(before)) before = before.prev;
+  return !!before && isElement(before) && isHeading(before) && /\?\s*$/.test(textContent(before));
+}
+
+/** "Free" as a trial's word: the text right after it says "trial". */
+function freeTrialWord(mark: PriceMark): boolean {
+  if (mark.options[0]!.amount !== 0) return false;
+  let next = mark.el.next;
+  while (next && next.type !== "text" && !isElement(next)) next = next.next;
+  const text = next ? (isElement(next) ? textContent(next) : (next as { data: string }).data) : "";
+  return /^\s*trials?\b/i.test(text);
+}
+
 /** A heading that names its offer and prices it in words ("Shared Agora: name your price"): its name. */
 function selfNamed(mark: PriceMark): NameCandidate | null {
   return mark.soft && mark.lead !== undefined && isHeading(mark.el)
@@ -346,6 +366,9 @@ function selfNamed(mark: PriceMark): NameCandidate | null {
 const FREE_PLAN_NAME_RE = /^(?:free|gratis|kostenlos|gratuit)\b/i;
 /** Words that price an offer on request, even inside a sentence ("Contact us for more information."). */
 const ON_REQUEST_RE = /\b(?:contact\s+(?:us|sales)|get\s+in\s+touch|talk\s+to\s+(?:us|sales)|request\s+a\s+quote)\b/i;
+/** Words that say an offer costs nothing: "is free to use", "entirely open-source and free to use", "always free". */
+const FREE_OFFER_RE =
+  /\bfree\s+to\s+use\b|\b(?:is|are|always|forever|completely|entirely|totally)\s+free\b(?!\s+trial)/i;
 /** How much a priceless block of the plans' shape may say: a card, not a section. */
 const MAX_TWIN_CHARS = 600;
 
@@ -367,11 +390,12 @@ function unpricedTwins(index: ElementIndex, records: FoundRecord[]): FoundRecord
     const name = nameText(el);
     if (!plausibleName(name) || named.has(name.toLowerCase())) continue;
     const block = el.parent && isElement(el.parent) ? el.parent : el;
-    const onRequest =
-      !FREE_PLAN_NAME_RE.test(name) &&
-      index.visibleChars(block) <= MAX_TWIN_CHARS &&
-      ON_REQUEST_RE.test(collapse(textContent(block)));
-    if (!FREE_PLAN_NAME_RE.test(name) && !onRequest) continue;
+    const text = index.visibleChars(block) <= MAX_TWIN_CHARS ? collapse(textContent(block)) : "";
+    // A block that says its offer is free ("Undercover CI … is free to use for non-profit public repositories") is
+    // free, though it asks to be contacted for more ("Get in touch to get support").
+    const free = FREE_PLAN_NAME_RE.test(name) || FREE_OFFER_RE.test(text);
+    const onRequest = !free && ON_REQUEST_RE.test(text);
+    if (!free && !onRequest) continue;
     found.push({ el: block, nameEl: el, name, marks: [softMark(el, name, onRequest ? null : 0)], setSize: 1 });
     named.add(name.toLowerCase());
   }
@@ -576,7 +600,19 @@ function recordSet(
     for (const el of group) {
       if (index.visibleCharsOutsideLists(el) > MAX_RECORD_CHARS || index.visibleChars(el) > MAX_RECORD_TOTAL_CHARS)
         continue;
-      const own = open.inside(el);
+      // A link in an answer that asks to be contacted ("Is there a setup fee?" | "It depends on … Please <a>contact us
+      // for a quote</a>.") is advice: no price of a record.
+      // Nor is "free" in a phrase about a trial ("Start your <span>FREE</span> trial" on a comparison's button).
+      // Nor a link in a sentence of a block that says its offer is free ("… is free to use for public repositories.
+      // <a>Get in touch</a> to discuss a custom solution."): the offer is free (unpricedTwins), support is on request.
+      const sentenceLink = (mark: PriceMark) =>
+        mark.options[0]!.amount === null &&
+        tagName(mark.el) === "a" &&
+        inSentence(mark.el) &&
+        FREE_OFFER_RE.test(collapse(textContent(el)));
+      const own = open
+        .inside(el)
+        .filter((mark) => !(mark.soft && (contactInAnswer(mark) || freeTrialWord(mark) || sentenceLink(mark))));
       const first = own.find((mark) => !mark.soft) ?? own[0];
       if (!first) continue;
       // A list of labelled prices ("Hobby: $5 / mo", "Pro: $20 / seat / mo", each on its own line) is not one record
