@@ -267,6 +267,20 @@ describe("classify: pricing", () => {
     });
   });
 
+  it("reports a price that starts or stops saying its period at the same amount as low, not for a price read by its context", () => {
+    const stated = only(classify(priceChange({ amount: 5, period: null }, { amount: 5, period: "month" }), PRICING));
+    expect(stated).toMatchObject({
+      severity: "low",
+      title: "Acme now states Pro's price per month: $5/month",
+      tags: ["pricing", "billing-period", "pro"],
+    });
+    expect(only(classify(priceChange({ amount: 5, period: "year" }, { amount: 5, period: null }), PRICING)).title).toBe(
+      "Acme no longer states Pro's price per year: $5",
+    );
+    const context = { origin: "context" as const, amount: 5 };
+    expect(classify(priceChange({ ...context, period: null }, { ...context, period: "month" }), PRICING)).toEqual([]);
+  });
+
   it("raises no price event when the page switched from its monthly to its yearly price", () => {
     // docs/real-pages.md#a-period-switch-is-not-a-price-change: $49/month and $490/year are not compared.
     expect(classify(priceChange({ amount: 49 }, { amount: 490, period: "year" }), PRICING)).toEqual([]);

@@ -2651,6 +2651,16 @@ describe("one offer's price in several currencies or cycles", () => {
     ]);
   });
 
+  it("reads no period from a year of upgrades a licence includes ('$595' over '1 Year of Upgrades & Support')", () => {
+    const card = (name: string, price: number) =>
+      `<li class="studio"><h2>${name}</h2><figure>$${price}</figure><p><small>Includes the IDE, 1 Year of Upgrades & Support.</small></p></li>`;
+    const plans = read(`<ul class="pricing-block">${card("Pro Studio", 595)}${card("Komodo IDE", 295)}</ul>`).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount, plan.period])).toEqual([
+      ["Pro Studio", 595, null],
+      ["Komodo IDE", 295, null],
+    ]);
+  });
+
   it("reads '$14.99 -> $7.99 with a promotion code' as the $14.99 price, and the promotion's end as no change", () => {
     const page = (price: string) =>
       `<h3>Purchase Now</h3><p>Order Now at ${price} (excluding tax) for lifetime use (bound to one device). Use a promotion code to enjoy the discount.</p>`;

@@ -211,6 +211,7 @@ function judgeChangedPlan(company: string, b: PricingPlan, a: PricingPlan): Pric
     judgeFreeTierChange(company, pb, pa) ??
     judgePromotionChange(company, pb, pa) ??
     judgePriceChange(company, pb, pa) ??
+    judgePeriodStated(company, b, a) ??
     judgeSeatChange(company, pb, pa) ??
     judgeOptionChange(company, b, a) ??
     judgeFeatureChange(company, b, a)
@@ -450,6 +451,36 @@ function judgeBillingTermsChange(company: string, b: PricedPlan, a: PricedPlan):
 }
 
 /**
+ * Decides whether the price, at the same amount, now says per what period it is billed or stopped saying it ("€5" →
+ * "€5/month": the page clarified that it is per month, not once); null when neither.
+ */
+function judgePeriodStated(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
+  // One price each, as the page shows it: a plan with several (a monthly and a yearly price) says its periods.
+  // A price read by its context may gain or lose the period its sentence says with how the sentence is cut: only a
+  // record's own price.
+  if (!isPriced(b) || !isPriced(a) || b.is_free || a.is_free || a.origin === "context" || b.origin === "context")
+    return null;
+  if (priceOptions(b).length !== 1 || priceOptions(a).length !== 1) return null;
+  if ((b.period === null) === (a.period === null) || roundMoney(a.amount) !== roundMoney(b.amount)) return null;
+  const label = planLabel(a);
+  const was = formatPlanPrice(b);
+  const now = formatPlanPrice(a);
+  const period = a.period ?? b.period;
+  const per = period === "year" ? "per year" : period === "month" ? "per month" : "once";
+  return {
+    // docs/product-rules.md#classification: the same amount with its period said or unsaid is low.
+    severity: "low",
+    title:
+      a.period !== null
+        ? `${company} now states ${a.name}'s price ${per}: ${now}`
+        : `${company} no longer states ${a.name}'s price ${per}: ${now}`,
+    summary: `${company}'s ${label} now reads ${now}; it read ${was}.`,
+    impact: `The amount is the same, but how often it is charged is ${a.period !== null ? "now said" : "no longer said"}: check your side-by-side comparison states ${company}'s ${a.name} on the same terms as yours.`,
+    tag: "billing-period",
+  };
+}
+
+/**
  * Decides whether a priced plan, on the same billing terms, was raised or cut, and how severely by the relative
  * change; null when the amount is the same once rounded.
  */
@@ -500,8 +531,8 @@ function judgeFeatureChange(company: string, b: PricingPlan, a: PricingPlan): Pr
       tag: "features",
     };
   }
-  // Left: a name whose case changed (the key is the lowercased name) or a currency/period that became known or
-  // unknown without the amount moving. Neither is a change a reader would recognise.
+  // Left: a name whose case changed (the key is the lowercased name), a currency that became known or unknown without
+  // the amount moving, or a period so on a price read by its context. None is a change a reader would recognise.
   return null;
 }
 

@@ -320,7 +320,7 @@ export function parseAmount(raw: string, currency: string | null = null): number
 const MONTH_RE =
   /\/\s*(?:[a-z]+\s*\/\s*)?(?:mo|mon|mth|month|monat|mois|mes|mês|mese|maand|mån|måned|månad|mnd|mies|měs|bulan|bln)\b|\/\s*(?:月|か月|ヶ月)|每月|\bper\s+(?:[a-z-]+\s+){0,3}?(?:mo|month)\b|\ba\s+month\b|\bmonthly\b|\bmonth\b|\bmo\.|\b(?:pro|im)\s+monat\b|\bmonatlich\b|\bpar\s+mois\b|\b(?:al|por|ao)\s+m[eê]s\b|\bper\s+bulan\b|\bper\s+m[åa]ned\b|\bal\s+mese\b|\bper\s+maand\b|\bmiesięcznie\b|(?:^|\s)p\s*\/\s*m\b|\/\s*мес|\sв\s+месяц|\sежемесячно/i;
 const YEAR_RE =
-  /\/\s*(?:[a-z]+\s*\/\s*)?(?:yr|year|annum|jahr|an|año|ano|anno|jaar|år|rok|tahun|thn)\b|\/\s*年|每年|\bper\s+(?:[a-z-]+\s+){0,3}?(?:yr|year|annum)\b|\ba\s+year\b|\b(?:annually|yearly|annual)\b|\byear\b|\b(?:pro|im)\s+jahr\b|\bjährlich\b|\bpar\s+an\b|\b(?:al|por)\s+año\b|\b(?:ao|por)\s+ano\b|\bper\s+tahun\b|\bper\s+år\b|\ball'anno\b|\bper\s+jaar\b|\brocznie\b|(?:^|\s)p\s*\/\s*j\b|\/\s*год|\sв\s+год|\sежегодно/i;
+  /\/\s*(?:[a-z]+\s*\/\s*)?(?:yr|year|annum|jahr|an|año|ano|anno|jaar|år|rok|tahun|thn)\b|\/\s*年|每年|\bper\s+(?:[a-z-]+\s+){0,3}?(?:yr|year|annum)\b|\ba\s+year\b|\b(?:annually|yearly|annual)\b|\byear\b(?!\s+of\s+(?:upgrades?|updates?|support|maintenance)\b)|\b(?:pro|im)\s+jahr\b|\bjährlich\b|\bpar\s+an\b|\b(?:al|por)\s+año\b|\b(?:ao|por)\s+ano\b|\bper\s+tahun\b|\bper\s+år\b|\ball'anno\b|\bper\s+jaar\b|\brocznie\b|(?:^|\s)p\s*\/\s*j\b|\/\s*год|\sв\s+год|\sежегодно/i;
 /**
  * Periods in languages whose words \b cannot bound (it knows only ASCII letters): Korean, Turkish, Danish, Finnish,
  * Vietnamese, Ukrainian, Hungarian, Romanian, Arabic, Greek, Hebrew, Thai, Hindi, Czech, Slovak, Croatian and Serbian,
