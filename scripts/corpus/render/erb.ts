@@ -15,7 +15,20 @@
  */
 import path from "node:path";
 import type { RepoAtCommit } from "../repo.js";
-import { dataTree, escapeHtml, markdownToHtml, member, splitFrontMatter, textOf, type Value } from "./values.js";
+import {
+  dataTree,
+  escapeHtml,
+  markdownToHtml,
+  member,
+  parseStructured,
+  splitFrontMatter,
+  textOf,
+  type Value,
+} from "./values.js";
+
+function isPlainObject(value: Value): value is Record<string, Value> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Template structure
@@ -977,6 +990,8 @@ export interface ErbOptions {
   /** Values the page knows: front matter as `current_page.data`, the site's `data`, the manifest's context. */
   globals: Record<string, Value>;
   now?: Date;
+  /** Rails I18n's locale (RenderOptions.locale): `t(".key")` prints its string from `config/locales`. */
+  locale?: string;
 }
 
 export class ErbRenderer {
@@ -985,6 +1000,62 @@ export class ErbRenderer {
 
   constructor(private readonly options: ErbOptions) {
     this.data = dataTree(options.repo, "data");
+  }
+
+  private translations: Record<string, Value> | null = null;
+
+  /**
+   * Rails I18n's strings for the manifest's locale: every `config/locales/…/*.yml` file's tree under the locale's
+   * key, merged (a later file's keys over an earlier one's, as Rails loads them in order).
+   */
+  private locales(): Record<string, Value> {
+    if (this.translations) return this.translations;
+    const merge = (into: Record<string, Value>, from: Record<string, Value>) => {
+      for (const [key, value] of Object.entries(from)) {
+        const have = into[key];
+        if (isPlainObject(have) && isPlainObject(value)) merge(have, value);
+        else into[key] = isPlainObject(value) ? merge({}, value) : value;
+      }
+      return into;
+    };
+    const tree: Record<string, Value> = {};
+    const locale = this.options.locale!;
+    for (const file of this.options.repo.files().sort()) {
+      if (!/^config\/locales\/.*\.ya?ml$/i.test(file)) continue;
+      const text = this.options.repo.read(file);
+      const root = text === null ? {} : parseStructured(text, "yaml");
+      const branch = root[locale];
+      if (isPlainObject(branch)) merge(tree, branch);
+    }
+    return (this.translations = tree);
+  }
+
+  /**
+   * Rails' `t(key, **options)` in a view when the manifest names a locale: a key starting with `.` is looked up under
+   * the view's own path (`app/views/pricing/_plan.html.erb` reads `.title` as `pricing.plan.title`); `%{name}` takes
+   * the option of that name; a `count` picks `one`/`other`; `default:` stands in for a missing key. A key not found
+   * prints the key, as without a locale.
+   */
+  private translate(args: Value[], kwargs: Record<string, Value>, file: string): Value {
+    let key = textOf(args[0]);
+    if (key.startsWith(".")) {
+      const view = file
+        .replace(/^(.*\/)?app\/views\//, "")
+        .replace(/\.[^/]*$/, "")
+        .split("/")
+        .map((part, i, all) => (i === all.length - 1 ? part.replace(/^_/, "") : part))
+        .join(".");
+      key = `${view}${key}`;
+    }
+    let value: Value = this.locales();
+    for (const part of key.split(".")) value = isPlainObject(value) ? value[part] : undefined;
+    if (isPlainObject(value) && kwargs.count !== undefined)
+      value = (Number(kwargs.count) === 1 && value.one !== undefined ? value.one : value.other) ?? value;
+    if (value === undefined || value === null) return kwargs.default ?? args[0];
+    if (typeof value !== "string") return value;
+    return value.replace(/%\{(\w+)\}/g, (whole, name: string) =>
+      kwargs[name] === undefined ? whole : rubyText(kwargs[name]),
+    );
   }
 
   render(source: string, file: string, locals: Record<string, Value> = {}): string {
@@ -1066,7 +1137,7 @@ export class ErbRenderer {
       }
       case "t":
       case "translate":
-        return args[0];
+        return this.options.locale ? this.translate(args, kwargs, file) : args[0];
       case "raw":
       case "sanitize":
       case "strip_tags":
@@ -1295,6 +1366,7 @@ export function renderErbPage(
   file: string,
   source: string,
   context: Record<string, Value>,
+  locale?: string,
 ): string {
   const { data, body } = splitFrontMatter(source);
   const nowText = textOf(context.now);
@@ -1306,7 +1378,7 @@ export function renderErbPage(
   const globals: Record<string, Value> = coffee
     ? { ...Object.fromEntries(Object.entries(context).map(([k, v]) => [`@${k}`, v])), "@document": data }
     : { ...context, current_page: currentPage };
-  const renderer = new ErbRenderer({ repo, file, globals, now });
+  const renderer = new ErbRenderer({ repo, file, globals, now, locale });
   let html = renderer.render(coffee ? coffeeTemplateToErb(body) : body, file);
   if (/\.(md|markdown|markerb)(\.erb)?$/i.test(file) || /\.md\.erb$/i.test(file)) html = markdownToHtml(html);
   const title = textOf(data.title) || null;

@@ -55,6 +55,11 @@ export interface RenderOptions {
    * dialect's built-in filters that does the same: `{ "price_format": "intcomma|prepend:'€'" }`.
    */
   filters?: Record<string, string>;
+  /**
+   * Rails I18n: the locale whose `config/locales/…/*.yml` strings an ERB view's `t(".key")` prints (a Rails view's
+   * copy kept in its locale file, prices included). Without it `t` prints its key, as before.
+   */
+  locale?: string;
 }
 
 const DEFAULT_ROOTS = ["templates", "_includes", "_layouts", "layouts", "partials", "includes", "views"];
@@ -178,7 +183,7 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
         ? wrap(renderHugoLayout(repo, file, source, context), null)
         : wrap(renderGo({ path: file, source }, { load: loader(repo, roots), data: { ...context } }), null);
     case "erb":
-      return renderErbPage(repo, file, source, context);
+      return renderErbPage(repo, file, source, context, options.locale);
     case "php":
       return wrap(renderPhp(repo, file, source, context), null);
     case "rst": {
