@@ -416,7 +416,13 @@ export function renderHugoPage(
   );
   page.Plain = content.replace(/<[^>]*>/g, "");
 
-  const own = [...(layoutName ? [`${type}/${layoutName}.html`] : []), `${type}/single.html`];
+  // A section's `_index` file is a list page: Hugo draws it with its type's `list.html` (or `section/<name>.html`),
+  // not `single.html`, and a site may keep the two apart (one commenting out a menu the other draws, or a list
+  // layout that does not show `.Content` at all). Sites whose section has no list layout keep their `single.html`.
+  const section = textOf(page.Section);
+  const isSectionIndex = section !== "" && /\/_index\.[^/]+$/.test(file);
+  const listLayouts = isSectionIndex ? [`${type}/list.html`, `section/${section}.html`] : [];
+  const own = [...(layoutName ? [`${type}/${layoutName}.html`] : []), ...listLayouts, `${type}/single.html`];
   if (layoutName) own.push(`_default/${layoutName}.html`);
   const template = own.map((name) => layout(hugo, name)).find((found) => found !== null);
   if (template) return { html: renderLayout(hugo, template, type, page), title: null };
