@@ -2760,6 +2760,23 @@ describe("a card's price for more of something, said after its element", () => {
   });
 });
 
+describe("a comparison table whose head cells price the plans", () => {
+  it("reads a body row of prices under them as each plan's other price, never named by a row of values", () => {
+    const head = (name: string, price: number) =>
+      `<th scope="col"><h2>${name}</h2><p><span>$${price}</span><span>/mo</span></p></th>`;
+    const plans = read(
+      `<h2>What do subscriptions include?</h2><p>Each plan comes with a storage pool.</p>` +
+        `<table><caption>Pricing plan comparison</caption><thead><tr><th></th>${head("Collaborator", 0)}${head("Solo", 8)}</tr></thead>` +
+        `<tbody><tr><th scope="row"><h3>Storage Pool</h3></th><td><span>1 GB</span></td><td><span>100 GB</span></td></tr>` +
+        `<tr><th scope="row"><h3>Pre-Paid Yearly Price (2 months free)</h3></th><td>$0/yr</td><td>$80/yr</td></tr></tbody></table>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, priceOptionsOf(plan)])).toEqual([
+      ["Collaborator", [0, 0]],
+      ["Solo", [8, 80]],
+    ]);
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

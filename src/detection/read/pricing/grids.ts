@@ -5,7 +5,7 @@
  * same way when a row of names with as many cells stands above the priced row (a grid whose columns are plans, each a
  * `div` with its name on top, is a record set instead: records.ts).
  */
-import { collapse, isElement, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
+import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, type Element } from "../../parse/html.js";
 import type { ElementIndex } from "../../parse/tree.js";
 import type { PriceMark } from "./marks.js";
 import {
@@ -122,12 +122,25 @@ function headerNames(
   holdsMark: (el: Element) => boolean,
   cells: { cell: Element; column: number; width: number }[] = cellsOf(row),
 ): Map<number, Element> | null {
-  if (holdsMark(row)) return null;
+  // A head row that prices its plans ("<th><h2>Solo</h2><p>$8/mo</p></th>", in the table's head) names its columns by
+  // each priced cell's heading: the rows below are those plans' other prices and features.
+  const priced = holdsMark(row);
+  if (priced && !inHead(row)) return null;
   const names = new Map<number, Element>();
   const distinct = new Set<string>();
   for (const { cell, column, width } of cells) {
     // A head cell is a name and perhaps a button, not a card whose first line is a heading.
     if (index.visibleChars(cell) > MAX_HEAD_CELL_CHARS || index.sizeInside(cell) > MAX_HEAD_CELL_ELEMENTS) continue;
+    if (priced) {
+      if (!holdsMark(cell)) continue;
+      const heading = index.findInside(cell, (el) => isHeading(el) && !holdsMark(el));
+      if (!heading) return null;
+      const name = nameText(heading);
+      if (!plausibleName(name)) return null;
+      distinct.add(name.toLowerCase());
+      for (let c = column; c < column + width; c++) names.set(c, heading);
+      continue;
+    }
     // A heading (a name-classed element, a bold line) in a table's head cell is its name, without the button under it
     // ("<th><h4>PRO</h4><a>Get Started</a></th>").
     const heading =
@@ -156,18 +169,31 @@ function leadingBold(cell: Element): Element | undefined {
   return rest.length > 0 && rest.every(isElement) ? first : undefined;
 }
 
-/** A row a table marks as its header: inside `thead`, all `th` cells, `columnheader` cells, or the table's first row. */
-function headerRow(row: Element, rows: Element[]): boolean {
-  if (rows[0] === row) return true;
+/** A row inside its table's `thead`. */
+function inHead(row: Element): boolean {
   for (let el: AnyNode | null = row.parent; el && isElement(el); el = el.parent) {
     if (tagName(el) === "thead") return true;
     if (tagName(el) === "table") break;
   }
+  return false;
+}
+
+/** A row a table marks as its header: inside `thead`, all `th` cells, `columnheader` cells, or the table's first row. */
+function headerRow(row: Element, rows: Element[]): boolean {
+  if (rows[0] === row || inHead(row)) return true;
   const cells = row.children.filter(isElement);
   return (
     cells.length > 0 &&
     (cells.every((cell) => tagName(cell) === "th") || cells.some((cell) => cell.attribs.role === "columnheader"))
   );
+}
+
+/** A table row in the body of a table that has a head (`<thead>`). */
+function headedTable(row: Element): boolean {
+  const body = parentElement(row);
+  if (!body || tagName(body) !== "tbody") return false;
+  const table = parentElement(body);
+  return !!table && table.children.some((child) => isElement(child) && tagName(child) === "thead");
 }
 
 function rowLabel(row: Element, cell: Element): string {
@@ -400,6 +426,9 @@ export function findGridRecords(
             if (!isElement(previous)) continue;
             steps++;
             if (cellsIn(previous).length !== width || ownText(previous)) continue;
+            // A table with a head names its columns there (the tables mode reads it): a body row of values ("Storage
+            // Pool | 1 GB | 100 GB") names nothing.
+            if (tagName(previous) === "tr" && headedTable(previous)) break;
             // Tabs name the panes they show (records.ts reads them so), not the lines inside them.
             if (tabList(previous)) break;
             // The header is the first row of the block: a row of the same shape above it makes it a body row.

@@ -244,6 +244,15 @@ function sectionHeading(headings: Headings, index: ElementIndex, record: Element
   return heading && !index.contains(heading, record) ? shortText(index, heading, 120) : null;
 }
 
+/** The table head cell a column's name is in, when that cell states a price too; else null. */
+function pricedHeadCell(index: ElementIndex, nameEl: Element, marks: PriceMark[]): Element | null {
+  let cell: AnyNode | null = nameEl.parent;
+  for (let depth = 0; cell && isElement(cell) && depth < 3 && tagName(cell) !== "th"; depth++) cell = cell.parent;
+  if (!cell || !isElement(cell) || tagName(cell) !== "th") return null;
+  const head: Element = cell;
+  return marks.some((mark) => index.contains(head, mark.el)) ? head : null;
+}
+
 /**
  * The page's headings by level, for "the nearest heading before this element that ranks above level L, inside this
  * section" in logarithmic time: a page of ten thousand cards asks it ten thousand times.
@@ -654,7 +663,10 @@ export function extractPricing(
         );
         if (!priced) continue;
         grid.marks.forEach((mark) => claimed.add(mark));
-        const section = sectionHeading(headings, index, grid.table, grid.nameEl);
+        // A column named in a head cell that prices it ("<th><h2>Solo</h2>$8/mo</th>", read as a card) is in the
+        // section that card is in.
+        const headCell = pricedHeadCell(index, grid.nameEl, marks);
+        const section = sectionHeading(headings, index, headCell ?? grid.table, grid.nameEl);
         for (const increment of addOns) {
           // The row's label says its period as it does the column's price ("Annual price").
           const metered = pricesOf(index, null, [increment], [grid.rowLabels[grid.marks.indexOf(increment)] ?? ""]);

@@ -40,7 +40,7 @@ const BADGE_TEXT_RE =
 const BILLING_WORDS_RE =
   /^(?:pay[-\s]as[-\s]you[-\s]go|pre-?(?:purchased?|paid)|prepaid|on[-\s]demand|pay\s+per\s+use|metered)$|^(?:(?:billed|paid|pay)\s+)?(?:monthly|annual(?:ly)?|yearly|month|year|quarterly|weekly|daily|once|one[-\s]time|lifetime)(?:\s+(?:billing|plan|pricing|price|subscription|payment))?$|^(?:per|a|\/)\s*(?:month|year|mo|yr|user|seat|member)\b|^(?:monatlich|jährlich|mensuel|annuel)$/i;
 const PRICE_WORDS_RE =
-  /^(?:(?:monthly|annual|yearly|total|list|base|your|subscription|plan|license|licence|membership)\s+)?(?:price|pricing|prices|cost|fee|fees|total|rate|amount)s?:?$|^(?:from|starting\s+(?:at|from)|only|just|was|now|then|or|and|per)$/i;
+  /^(?:pre-?paid\s+)?(?:(?:monthly|annual|yearly|total|list|base|your|subscription|plan|license|licence|membership)\s+)?(?:price|pricing|prices|cost|fee|fees|total|rate|amount)s?:?(?:\s*\([^()]{1,40}\))?$|^(?:from|starting\s+(?:at|from)|only|just|was|now|then|or|and|per)$/i;
 
 /** A row label that says "this row holds the plans' prices" ("Price", "Monthly price", "Billed annually", "Per user"). */
 export function priceRowLabel(label: string): boolean {
