@@ -2640,14 +2640,17 @@ describe("one offer's price in several currencies or cycles", () => {
     ]);
   });
 
-  it("reads a price per half year or per two years with no period, never as a yearly price", () => {
+  it("reads a price per half year, per two years or per hour with no period, never as a yearly or monthly price", () => {
     const plans = read(
       `<h2>Subscribe</h2><p><button>Start now, then USD $4.99 / half year (6 months)</button></p>` +
-        `<h2>Licence</h2><p><button>Buy for $129 for 2 years</button></p>`,
+        `<h2>Licence</h2><p><button>Buy for $129 for 2 years</button></p>` +
+        `<h2>Training</h2><table><tr><td><span>Additional training: £50 per hour</span></td></tr>` +
+        `<tr><td>200 <span>pages per month</span></td></tr></table>`,
     ).pricing;
     expect(plans.map((plan) => [plan.amount, plan.period])).toEqual([
       [4.99, null],
       [129, null],
+      [50, null],
     ]);
   });
 
