@@ -2654,6 +2654,14 @@ describe("one offer's price in several currencies or cycles", () => {
     ]);
   });
 
+  it("reads no period for a price in a row's last cell from the row below it ('Setup fee | £99' over 'Monthly cost | Free')", () => {
+    const plans = read(
+      `<table><tr><th>Recruit</th><th></th></tr><tr><td>Reports</td><td>✓</td></tr>` +
+        `<tr><td>Setup fee</td><td>£99</td></tr><tr><td>Monthly cost</td><td>Free</td></tr></table>`,
+    ).pricing;
+    expect(plans.find((plan) => plan.amount === 99)).toMatchObject({ currency: "GBP", period: null });
+  });
+
   it("reads no period from a year of upgrades a licence includes ('$595' over '1 Year of Upgrades & Support')", () => {
     const card = (name: string, price: number) =>
       `<li class="studio"><h2>${name}</h2><figure>$${price}</figure><p><small>Includes the IDE, 1 Year of Upgrades & Support.</small></p></li>`;

@@ -228,7 +228,15 @@ function textAfter(el: Element, index: ElementIndex, currency: string | null = n
   let node: AnyNode | null = el;
   // Climb to the first ancestor that has a following sibling, at most three levels (the period often sits in the
   // parent's next element: `<p><b>$49</b></p><p>per month</p>`).
-  for (let depth = 0; depth < 3 && node && !nextNode(node); depth++) node = node.parent;
+  // Not out of a row's last cell: the next row is another line of the table ("Setup fee | £99" over "Monthly cost |
+  // Free"), not what the price is per.
+  for (let depth = 0; depth < 3 && node && !nextNode(node); depth++) {
+    if (isElement(node) && /^(?:td|th)$/.test(tagName(node))) {
+      node = null;
+      break;
+    }
+    node = node.parent;
+  }
   for (
     let next = node ? nextNode(node) : null, steps = 0;
     next && out.length < WINDOW_AFTER_CHARS && steps < 4;
