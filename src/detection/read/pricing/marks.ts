@@ -147,11 +147,7 @@ const FREE_FOR_A_TIME_RE = /^\s*free\s+for\s+(?:the\s+first\s+)?\d{1,3}\s+(?:day
 function freeAllowance(el: Element, text: string, index: ElementIndex): PriceMark | null {
   // In an element classed as the price, "Free for 14 days" prices an offer of its own (an "Evaluation" card beside the
   // paid ones): free, for that long.
-  if (FREE_FOR_A_TIME_RE.test(text) && priceClassed(el))
-    return {
-      ...newMark(el, text, [{ amount: 0, currency: null, period: null, isFree: true }], index, false),
-      soft: true,
-    };
+  if (FREE_FOR_A_TIME_RE.test(text) && priceClassed(el)) return softMark(el, text, 0);
   if (!FREE_ALLOWANCE_RE.test(text)) return null;
   const mark = newMark(el, text, [{ amount: 0, currency: null, period: null, isFree: true }], index, false);
   // In an element classed as the price and led by "Free" ("Free up to 3 users" where the cards beside it say "$9/mo"),

@@ -335,13 +335,15 @@ function inSentence(el: Element): boolean {
   return false;
 }
 
-/** A link asking to be contacted inside an answer's sentence (a paragraph after a heading that asks a question). */
-function contactInAnswer(mark: PriceMark): boolean {
-  if (mark.options[0]!.amount !== null || tagName(mark.el) !== "a" || !inSentence(mark.el)) return false;
-  let block: AnyNode | null = mark.el.parent;
+/** A link asking to be contacted inside a sentence ("Please <a>contact us for a quote</a>."), not a button of its own. */
+const contactLinkInSentence = (mark: PriceMark): boolean =>
+  mark.options[0]!.amount === null && tagName(mark.el) === "a" && inSentence(mark.el);
+
+/** Inside a paragraph right after a heading that asks a question: an answer. */
+function inAnswer(el: Element): boolean {
+  let block: AnyNode | null = el.parent;
   while (block && isElement(block) && tagName(block) !== "p") block = block.parent;
-  if (!block) return false;
-  let before: AnyNode | null = block.prev;
+  let before: AnyNode | null = block ? block.prev : null;
   while (before && !isElement(before)) before = before.prev;
   return !!before && isElement(before) && isHeading(before) && /\?\s*$/.test(textContent(before));
 }
@@ -600,19 +602,13 @@ function recordSet(
     for (const el of group) {
       if (index.visibleCharsOutsideLists(el) > MAX_RECORD_CHARS || index.visibleChars(el) > MAX_RECORD_TOTAL_CHARS)
         continue;
-      // A link in an answer that asks to be contacted ("Is there a setup fee?" | "It depends on … Please <a>contact us
-      // for a quote</a>.") is advice: no price of a record.
-      // Nor is "free" in a phrase about a trial ("Start your <span>FREE</span> trial" on a comparison's button).
-      // Nor a link in a sentence of a block that says its offer is free ("… is free to use for public repositories.
-      // <a>Get in touch</a> to discuss a custom solution."): the offer is free (unpricedTwins), support is on request.
-      const sentenceLink = (mark: PriceMark) =>
-        mark.options[0]!.amount === null &&
-        tagName(mark.el) === "a" &&
-        inSentence(mark.el) &&
-        FREE_OFFER_RE.test(collapse(textContent(el)));
-      const own = open
-        .inside(el)
-        .filter((mark) => !(mark.soft && (contactInAnswer(mark) || freeTrialWord(mark) || sentenceLink(mark))));
+      // A link asking to be contacted in a sentence prices nothing where the sentence is an answer's ("Is there a setup
+      // fee?" | "… Please <a>contact us for a quote</a>.") or the block says its offer is free ("… is free to use for
+      // public repositories. <a>Get in touch</a> to discuss a custom solution.": unpricedTwins reads that offer free).
+      // Nor does "free" in a phrase about a trial ("Start your <span>FREE</span> trial" on a comparison's button).
+      const advice = (mark: PriceMark) =>
+        contactLinkInSentence(mark) && (inAnswer(mark.el) || FREE_OFFER_RE.test(collapse(textContent(el))));
+      const own = open.inside(el).filter((mark) => !(mark.soft && (advice(mark) || freeTrialWord(mark))));
       const first = own.find((mark) => !mark.soft) ?? own[0];
       if (!first) continue;
       // A list of labelled prices ("Hobby: $5 / mo", "Pro: $20 / seat / mo", each on its own line) is not one record
