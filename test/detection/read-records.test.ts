@@ -2788,6 +2788,28 @@ describe("a comparison table whose head cells price the plans", () => {
   });
 });
 
+describe("plans written as tables of one column", () => {
+  it("reads each table as a card: its name and price in the head, a price per hour in its rows as its own", () => {
+    const table = (name: string, price: string, message: string) =>
+      `<table class="table-hover"><thead><tr><th scope="col"><p class="plan">${name}</p><p class="price">${price}</p>` +
+      `<p class="message">${message}</p></th></tr></thead><tbody><tr><td>200 <span>pages per month</span></td></tr>` +
+      `<tr><td>Unlimited <span>projects</span></td></tr>` +
+      (name === "Enterprise" ? "" : `<tr><td><span>Additional training: £50 per hour</span></td></tr>`) +
+      `</tbody></table>`;
+    const plans = read(
+      `<h2>Choose your plan</h2><div id="pricing-table">${table("Intro", "£149", "per month")}` +
+        `${table("Pro", "£309", "per month (paid annually)")}${table("Enterprise", "&nbsp;", "Contact us for pricing")}</div>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount, plan.period, plan.kind ?? "plan"])).toEqual([
+      ["Intro", 149, "month", "plan"],
+      ["Additional training (Intro)", 50, null, "usage"],
+      ["Pro", 309, "month", "plan"],
+      ["Additional training (Pro)", 50, null, "usage"],
+      ["Enterprise", null, null, "plan"],
+    ]);
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

@@ -909,13 +909,14 @@ export function extractPricing(
       // Without a label, a list's line tells a copy from another offer at the same price ("…for Linux for 5 compute
       // credits", "…for FreeBSD for 5 compute credits").
       const first = found.mark.options[0]!;
-      if (readings.shows(found.section, first, afterLabel(found.mark.text))) continue;
+      // A labelled price inside a plan's card is that plan's add-on as it sells it: "Additional user (Starter)"; the
+      // same line in another card is that plan's, no copy.
+      const owner = found.label ? records.find((record) => index.contains(record.el, found.mark.el)) : undefined;
+      if (!owner && readings.shows(found.section, first, afterLabel(found.mark.text))) continue;
       const line = found.label === null && listItemOf(found.mark.el) ? `“${found.mark.text}”` : found.label;
-      const id = priceId(found.section, line, first);
+      const id = priceId(found.section, owner ? `${line} (${owner.name})` : line, first);
       if (shown.has(id)) continue;
       shown.add(id);
-      // A labelled price inside a plan's card is that plan's add-on as it sells it: "Additional user (Starter)".
-      const owner = found.label ? records.find((record) => index.contains(record.el, found.mark.el)) : undefined;
       const name = owner ? `${found.label} (${owner.name})` : (found.label ?? found.section ?? "Price");
       const context = owner
         ? ""

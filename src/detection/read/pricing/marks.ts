@@ -27,6 +27,7 @@ import { switchedOption } from "./toggles.js";
 import {
   detectBilling,
   detectPeriod,
+  periodSaid,
   parseAmount,
   parsePrice,
   statedPrices,
@@ -274,8 +275,11 @@ function otherCurrencyAlone(text: string, currency: string): boolean {
 
 function optionsOf(prices: ParsedPrice[], window: string, el: Element): PriceOption[] {
   const billing = detectBilling(window) ?? billingFromAncestors(el, 6);
-  // A table's price cell says its period in its column's head ("Plan | Monthly | Annual").
-  const period = detectPeriod(window) ?? (prices.every((price) => price.period === null) ? columnPeriod(el) : null);
+  // A table's price cell says its period in its column's head ("Plan | Monthly | Annual"), unless it says its own that
+  // no billing period states ("£50 per hour" of training under a plan priced per month).
+  const said = periodSaid(window);
+  const period =
+    said === "other" ? null : (said ?? (prices.every((price) => price.period === null) ? columnPeriod(el) : null));
   const source = collapse(window);
   // Several prices none of which states its period (the two ends of "$12-25" before "per user/month") share the one
   // written after them.

@@ -354,14 +354,20 @@ export function detectBilling(text: string): "month" | "year" | null {
 
 /** The billing period stated right after a price: the earliest of month / year / one-time wording wins. */
 export function detectPeriod(after: string): BillingPeriod | null {
-  let best: { period: BillingPeriod | null; index: number } | null = null;
+  const said = periodSaid(after);
+  return said === "other" ? null : said;
+}
+
+/** As detectPeriod, but "other" where the text says a period no BillingPeriod states ("per hour", "/ half year"). */
+export function periodSaid(after: string): BillingPeriod | "other" | null {
+  let best: { period: BillingPeriod | "other"; index: number } | null = null;
   for (const [period, re] of [
     ["month", MONTH_RE],
     ["month", MONTH_WORDS_RE],
     ["year", YEAR_RE],
     ["year", YEAR_WORDS_RE],
     ["one_time", ONE_TIME_RE],
-    [null, OTHER_PERIOD_RE],
+    ["other", OTHER_PERIOD_RE],
   ] as const) {
     const m = re.exec(after);
     if (m && (!best || m.index < best.index)) best = { period, index: m.index };

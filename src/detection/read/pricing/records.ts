@@ -325,6 +325,24 @@ export function contactRecords(
   return found;
 }
 
+/**
+ * A `<table>` whose every row has one cell, a head cell only in its first row: a card (its name and price in the head,
+ * its features below). One whose body rows are headed again ("For Cloud customers" over "$750/mo") is a section.
+ */
+function oneColumnTable(index: ElementIndex, table: Element): boolean {
+  if (tagName(table) !== "table") return false;
+  const rows = index.inside(table).filter((el) => tagName(el) === "tr");
+  const cells = (row: Element) =>
+    row.children.filter((cell): cell is Element => isElement(cell) && CELL_TAGS.has(tagName(cell)));
+  return (
+    rows.length >= 2 &&
+    rows.every((row, k) => {
+      const own = cells(row);
+      return own.length === 1 && (k === 0 || tagName(own[0]!) === "td");
+    })
+  );
+}
+
 /** A link or label inside running text ("please <a>contact us</a>."), not a button of its own. */
 function inSentence(el: Element): boolean {
   for (let node: Element = el; node.parent && isElement(node.parent); node = node.parent) {
@@ -590,7 +608,12 @@ function recordSet(
   const byTag = new Map<string, Element[]>();
   for (const child of priced) {
     // Sections of a table (a group of its rows) are not records; its rows may be.
-    if (TABLE_SECTION_TAGS.has(tagName(child)) || TABLE_SECTION_ROLES.has(child.attribs.role ?? "")) continue;
+    // A table of one column is a card written as a table (a plan's name and price in its head, its features in rows).
+    if (
+      (TABLE_SECTION_TAGS.has(tagName(child)) || TABLE_SECTION_ROLES.has(child.attribs.role ?? "")) &&
+      !oneColumnTable(index, child)
+    )
+      continue;
     const list = byTag.get(tagName(child));
     if (list) list.push(child);
     else byTag.set(tagName(child), [child]);
