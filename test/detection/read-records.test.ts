@@ -2810,6 +2810,22 @@ describe("plans written as tables of one column", () => {
   });
 });
 
+describe("an offer on request from one person", () => {
+  it("reads a heading 'Studios - Contact Me' beside the plans as an offer on request", () => {
+    const card = (name: string, price: number) =>
+      `<div class="plan"><h3>${name}</h3><p class="price">$${price}/mo</p><ul><li>Storage</li><li>Sharing</li></ul></div>`;
+    const plans = read(
+      `<div class="plans">${card("Solo", 8)}${card("Band", 24)}</div><h2>Studios - Contact Me</h2>` +
+        `<p>If you need more than 2 TB of storage then I'd love to hear from you.</p>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Solo", 8],
+      ["Band", 24],
+      ["Studios", null],
+    ]);
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

@@ -108,7 +108,7 @@ const FREE_TEXT_RE = new RegExp(
   "i",
 );
 const CONTACT_TEXT_RE =
-  /^(?:contact(?:\s+(?:us|sales|our\s+sales(?:\s+team)?|our\s+team))?(?:\s+for\s+(?:pricing|a\s+quote|details|a\s+price))?|talk\s+to\s+(?:us|sales|an?\s+expert)|get\s+in\s+touch|call\s+us|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on[-\s](?:request|demand)|pay[-\s]what[-\s]you[-\s](?:want|like)(?:\s*\([^)]{0,40}\))?|name\s+your\s+(?:own\s+)?price|(?:book|schedule|request)\s+(?:a\s+)?(?:demo|call)|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?(?:\s*\/\s*(?:mo|month|yr|year))?$/i;
+  /^(?:contact(?:\s+(?:us|me|sales|our\s+sales(?:\s+team)?|our\s+team))?(?:\s+for\s+(?:pricing|a\s+quote|details|a\s+price))?|talk\s+to\s+(?:us|sales|an?\s+expert)|get\s+in\s+touch|call\s+us|let'?s\s+talk|custom(?:\s+(?:pricing|quote|price|plan))?|get\s+(?:a\s+)?quote|request\s+(?:a\s+)?(?:quote|pricing)|(?:price\s+)?on[-\s](?:request|demand)|pay[-\s]what[-\s]you[-\s](?:want|like)(?:\s*\([^)]{0,40}\))?|name\s+your\s+(?:own\s+)?price|(?:book|schedule|request)\s+(?:a\s+)?(?:demo|call)|auf\s+anfrage|sur\s+devis|nous\s+contacter|kontakt(?:ieren\s+sie\s+uns)?)[.!]?(?:\s*\/\s*(?:mo|month|yr|year))?$/i;
 /** A saving stated with a verb ("Save $20", "save 2 months"): it is no price, but the prices beside it are. */
 const SAVING = /\b(?:save[ds]?|saving|savings|spare|économisez|sparen?)\b\D{0,12}\d/.source;
 /**
@@ -796,7 +796,7 @@ export function onRequestHeading(el: Element, index: ElementIndex, options: { co
 
 /** A paragraph that only asks to get in touch ("Send us an email to sales@…"): an offer on request among plans. */
 const CONTACT_LINE_RE =
-  /^(?:please\s+)?(?:send\s+us\s+an\s+email|e-?mail\s+us|contact\s+(?:us|sales|our\s+sales\s+team)|get\s+in\s+touch|reach\s+out|talk\s+to\s+(?:us|sales))\b/i;
+  /^(?:please\s+)?(?:send\s+us\s+an\s+email|e-?mail\s+us|contact\s+(?:us|me|sales|our\s+sales\s+team)|get\s+in\s+touch|reach\s+out|talk\s+to\s+(?:us|sales))\b/i;
 
 /**
  * The title of a link inside running text ("…please refer to the blog post <a>Unlimited Kagi searches for $10 per
