@@ -326,6 +326,8 @@ function delimit(n: number, precision: number | null, delimiter = ",", separator
   return int!.replace(/\B(?=(\d{3})+(?!\d))/g, delimiter) + (frac ? separator + frac : "");
 }
 
+const DURATION_SECONDS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86400, week: 604800 };
+
 /** Ruby methods on the values a page holds (strings, numbers, arrays, hashes). */
 function callMethod(
   receiver: Value,
@@ -339,6 +341,10 @@ function callMethod(
     : receiver && typeof receiver === "object" && !(receiver instanceof RubyTime)
       ? Object.entries(receiver as Record<string, Value>)
       : null;
+  // ActiveSupport's durations on a number (`1.hours`, `30.days`) are seconds: a view divides a quota kept in seconds
+  // by `1.hours` to print hours. Only on a number; on anything else these names are read as before.
+  const duration = DURATION_SECONDS[name.replace(/s$/, "")];
+  if (typeof receiver === "number" && duration !== undefined) return receiver * duration;
   switch (name) {
     case "nil?":
       return receiver === null || receiver === undefined;
@@ -1133,7 +1139,9 @@ export class ErbRenderer {
         return `${delimit(Number(args[0]), kwargs.precision === undefined ? 3 : Number(kwargs.precision))}%`;
       case "pluralize": {
         const n = Number(args[0]);
-        return `${n} ${n === 1 ? textOf(args[1]) : textOf(args[2] ?? `${textOf(args[1])}s`)}`;
+        // Rails prints the count as given: `pluralize("unlimited", "credit")` is "unlimited credits".
+        const count = typeof args[0] === "string" && Number.isNaN(n) ? args[0] : n;
+        return `${count} ${n === 1 ? textOf(args[1]) : textOf(args[2] ?? `${textOf(args[1])}s`)}`;
       }
       case "t":
       case "translate":
@@ -1296,7 +1304,8 @@ export class ErbRenderer {
         ? Object.entries(receiver as Record<string, Value>)
         : [];
     let out = "";
-    items.forEach((item, k) => {
+    // `reverse_each` walks the collection from its end, as Ruby does.
+    (method === "reverse_each" ? [...items].reverse() : items).forEach((item, k) => {
       if (method === "each_with_index") out += body([item, k]);
       else if (isHash && node.params.length >= 2) out += body(item as Value[]);
       else out += body([item]);
