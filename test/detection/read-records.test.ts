@@ -2662,6 +2662,19 @@ describe("one offer's price in several currencies or cycles", () => {
     expect(plans.find((plan) => plan.amount === 99)).toMatchObject({ currency: "GBP", period: null });
   });
 
+  it("reads '$25,000+/month' in a card's price place as a starting price, and 'orders over $49+' as none", () => {
+    const card = (name: string, price: string) =>
+      `<div class="card"><h3>${name}</h3><p class="price">${price}</p><ul><li>Guardrails</li><li>Audit log</li></ul></div>`;
+    const plans = read(
+      `<div class="plans">${card("Professional", "$10,000/month")}${card("Enterprise", "$25,000+/month")}</div>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount, plan.period])).toEqual([
+      ["Professional", 10000, "month"],
+      ["Enterprise", 25000, "month"],
+    ]);
+    expect(read(`<p>Free shipping on orders over $49+ in the US.</p>`).pricing).toEqual([]);
+  });
+
   it("reads no period from a year of upgrades a licence includes ('$595' over '1 Year of Upgrades & Support')", () => {
     const card = (name: string, price: number) =>
       `<li class="studio"><h2>${name}</h2><figure>$${price}</figure><p><small>Includes the IDE, 1 Year of Upgrades & Support.</small></p></li>`;

@@ -492,7 +492,9 @@ function amountsIn(stated: string): Amount[] {
     const cents = !beforeForm && !afterForm ? CENTS_AFTER.exec(text.slice(end)) : null;
     if (cents) end += cents[0].length;
     // "$49+": a threshold ("orders over"), or a floor with no price stated.
-    if (/^\+/.test(text.slice(end))) ambiguous = `"${text.slice(at, end + 1)}" is a threshold`;
+    // "$25,000+/month" in a plan's price place is a starting price: the period after the "+" says it is billed.
+    if (/^\+/.test(text.slice(end)) && !/^\+\s*(?:\/|per\s)\s*(?:mo|month|yr|year)\b/i.test(text.slice(end)))
+      ambiguous = `"${text.slice(at, end + 1)}" is a threshold`;
     // "MRR lower than $5,000", "orders over $49", "for less than $1 a day": a bound, not a price.
     const start = beforeForm ? at - beforeForm.length : at;
     if (THRESHOLD_BEFORE.test(text.slice(Math.max(0, start - 24), start)))
