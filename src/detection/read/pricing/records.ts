@@ -385,7 +385,8 @@ function selfNamed(mark: PriceMark): NameCandidate | null {
 /** A name that says the plan is free: "Free Push", "Free", "Gratis". */
 const FREE_PLAN_NAME_RE = /^(?:free|gratis|kostenlos|gratuit)\b/i;
 /** Words that price an offer on request, even inside a sentence ("Contact us for more information."). */
-const ON_REQUEST_RE = /\b(?:contact\s+(?:us|me|sales)|get\s+in\s+touch|talk\s+to\s+(?:us|sales)|request\s+a\s+quote)\b/i;
+const ON_REQUEST_RE =
+  /\b(?:contact\s+(?:us|me|sales)|get\s+in\s+touch|talk\s+to\s+(?:us|sales)|request\s+a\s+quote)\b/i;
 /** Words that say an offer costs nothing: "is free to use", "entirely open-source and free to use", "always free". */
 const FREE_OFFER_RE =
   /\bfree\s+to\s+use\b|\b(?:is|are|always|forever|completely|entirely|totally)\s+free\b(?!\s+trial)/i;
