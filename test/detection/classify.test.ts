@@ -277,6 +277,9 @@ describe("classify: pricing", () => {
     expect(only(classify(priceChange({ amount: 5, period: "year" }, { amount: 5, period: null }), PRICING)).title).toBe(
       "Acme no longer states Pro's price per year: $5",
     );
+    expect(
+      only(classify(priceChange({ amount: 5, period: null }, { amount: 5, period: "one_time" }), PRICING)).title,
+    ).toMatch(/^Acme now states Pro's price as paid once: \$5/);
     const context = { origin: "context" as const, amount: 5 };
     expect(classify(priceChange({ ...context, period: null }, { ...context, period: "month" }), PRICING)).toEqual([]);
   });

@@ -455,9 +455,8 @@ function judgeBillingTermsChange(company: string, b: PricedPlan, a: PricedPlan):
  * "€5/month": the page clarified that it is per month, not once); null when neither.
  */
 function judgePeriodStated(company: string, b: PricingPlan, a: PricingPlan): PricingJudgement | null {
-  // One price each, as the page shows it: a plan with several (a monthly and a yearly price) says its periods.
-  // A price read by its context may gain or lose the period its sentence says with how the sentence is cut: only a
-  // record's own price.
+  // One price each, as the page shows it (a plan with several, a monthly and a yearly price, says its periods), and a
+  // record's own: a price read by its context gains or loses its sentence's period with how the sentence is cut.
   if (!isPriced(b) || !isPriced(a) || b.is_free || a.is_free || a.origin === "context" || b.origin === "context")
     return null;
   if (priceOptions(b).length !== 1 || priceOptions(a).length !== 1) return null;
@@ -466,7 +465,7 @@ function judgePeriodStated(company: string, b: PricingPlan, a: PricingPlan): Pri
   const was = formatPlanPrice(b);
   const now = formatPlanPrice(a);
   const period = a.period ?? b.period;
-  const per = period === "year" ? "per year" : period === "month" ? "per month" : "once";
+  const per = period === "year" ? "per year" : period === "month" ? "per month" : "as paid once";
   return {
     // docs/product-rules.md#classification: the same amount with its period said or unsaid is low.
     severity: "low",

@@ -333,7 +333,8 @@ const YEAR_WORDS_RE =
   /^\s?(?:pa|p\.a\.)(?![\p{L}\p{N}])|\/\s*(?:년|연|yıl|vuosi|năm|рік|év|سنة|عام|έτος|χρόνο|ปี|वर्ष|साल|god\.?|metai|gads|aasta)(?![\p{L}\p{N}])|(?:\bpr\.\s?|\bpe\s+|(?<![\p{L}])на\s+|(?<![\p{L}])في\s+(?:ال)?)(?:år|an|рік|سنة)(?![\p{L}\p{N}])|(?<![\p{L}])(?:연간|yıllık|vuodessa|hàng\s+năm|щороку|évente|سنوي(?:ا|\u064b|\u0651)*|לשנה|ετησίως|ročně|ročne|godišnje|anual(?:es|mente)?|annuel(?:le)?|annuale)(?![\p{L}\p{N}])/iu;
 /**
  * A period that is neither a month nor a year, which no BillingPeriod states: "/ half year (6 months)", "semi-annually",
- * "for 2 years", "per hour" (a unit of use or of work: "£50 per hour" of training, never per month). Where it comes first the period is unknown, never the year its words contain.
+ * "for 2 years", "per hour" (a unit of use or of work: "£50 per hour" of training). Where it comes first the period is
+ * unknown, never the year or month its words contain.
  */
 const OTHER_PERIOD_RE =
   /\bper\s+(?:hour|hr|day|week)\b|\/\s*(?:hour|hr|h|day|week|wk)\b|\bhalf[-\s]?(?:a\s+)?years?\b|\bsemi[-\s]?annual(?:ly)?\b|\bbi[-\s]?(?:annual(?:ly)?|ennial(?:ly)?)\b|\b(?:[2-9]|two|three|four|five)[-\s]+(?:years?|yrs?)\b|\bhalbjährlich\b|\bsemestral\b/i;
