@@ -2839,6 +2839,28 @@ describe("an offer on request from one person", () => {
   });
 });
 
+describe("tiers that bear one label", () => {
+  const tier = (price: string, limit: string) =>
+    `<li><span class="price">${price}</span><ul><li><span class="number">${limit}</span> <span class="label">Customers</span></li>` +
+    `<li><span class="number">2</span> <span class="label">Teammates</span></li></ul><a href="/signup">Sign up</a></li>`;
+
+  it("names differently priced blocks that share a limit's label by the limit's whole line", () => {
+    const plans = read(
+      `<ul id="pricing_list">${tier("$100/mo.", "1,000")}${tier("$50/mo.", "500")}${tier("FREE", "25")}</ul>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount, plan.period])).toEqual([
+      ["1,000 Customers", 100, "month"],
+      ["500 Customers", 50, "month"],
+      ["25 Customers", 0, null],
+    ]);
+  });
+
+  it("still takes two blocks of one name for copies of one price (a monthly/yearly switch), not tiers", () => {
+    const plans = read(`<ul id="pricing_list">${tier("$10/mo.", "1,000")}${tier("$100/yr", "1,000")}</ul>`).pricing;
+    expect(plans.map((plan) => plan.name)).not.toContain("1,000 Customers");
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

@@ -730,7 +730,11 @@ function recordSet(
     // Blocks that all bear one name are copies of one price (the shown and the hidden "FREE" of a monthly/yearly
     // switch), not a set of plans; table rows sharing a first cell are told apart below.
     const row = (el: Element) => tagName(el) === "tr" || el.attribs.role === "row";
-    if (!found.some((record) => row(record.el)) && new Set(found.map((r) => r.name.toLowerCase())).size === 1) continue;
+    if (!found.some((record) => row(record.el)) && new Set(found.map((r) => r.name.toLowerCase())).size === 1) {
+      const tiers = tiersByLimit(found);
+      if (tiers) return tiers;
+      continue;
+    }
     return distinctRowNames(found);
   }
   return [];
@@ -926,6 +930,33 @@ function boldLead(mark: PriceMark): { el: Element; name: string } | null {
   const name = nameText(opening);
   const lead = (mark.lead ?? priceLead(mark.text))?.replace(/[\s:：–—|-]+$/, "");
   return lead === name && plausibleName(name) ? { el: opening, name } : null;
+}
+
+/** How many differently priced blocks bearing one name make them tiers rather than copies of one price. */
+const MIN_TIERS = 3;
+
+/**
+ * Blocks that all bear one name but each a different price are tiers, not copies, when the name is a limit's label
+ * ("$100/mo." over "<li><span>1,000</span> <span class="label">Customers</span></li>", "$50/mo." over "500
+ * Customers", …, "FREE" over "25 Customers"): each is named by its limit's whole line, as a reader calls it. Copies
+ * of one price (a monthly/yearly switch's shown and hidden "FREE") state one amount, and two blocks are too few to
+ * tell. Null when the lines are not distinct, numbered, plausible names.
+ */
+function tiersByLimit(found: FoundRecord[]): FoundRecord[] | null {
+  if (found.length < MIN_TIERS) return null;
+  const amounts = found.map((record) => record.marks[0]?.options[0]?.amount ?? null);
+  if (new Set(amounts).size !== found.length) return null;
+  const named = found.map((record) => {
+    const line = record.nameEl.parent;
+    if (!line || !isElement(line) || line === record.el) return null;
+    // The whole line: nameText would leave out its label-classed word.
+    const name = collapse(textContent(line));
+    return /\d/.test(name) && firstPriceIndex(name) === null && plausibleName(name) ? { ...record, name } : null;
+  });
+  if (named.some((record) => record === null)) return null;
+  return new Set(named.map((record) => record!.name.toLowerCase())).size === found.length
+    ? (named as FoundRecord[])
+    : null;
 }
 
 /**
