@@ -2861,6 +2861,23 @@ describe("tiers that bear one label", () => {
   });
 });
 
+describe("a plan named by a badge's word", () => {
+  it("names a priced table row by its first cell 'Beta', not by the quota beside it", () => {
+    const row = (name: string, quota: string, cost: string) =>
+      `<tr><td>${name}</td><td>${quota}</td><td>${cost}</td></tr>`;
+    const plans = read(
+      `<table><thead><tr><th>Plan</th><th>Monthly quota</th><th>Monthly cost</th></tr></thead><tbody>` +
+        `${row("Production", "30 hours", "$30,000")}${row("Beta", "10 hours", "$15,000")}${row("Prototype", "3 hours", "$5,000")}` +
+        `</tbody></table>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Production", 30000],
+      ["Beta", 15000],
+      ["Prototype", 5000],
+    ]);
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

@@ -122,7 +122,9 @@ function readPlausibleName(name: string, options: { heading?: boolean; rowHead?:
     !NOT_A_PLAN_RE.test(name) &&
     // A heading (or a name-classed element) is no button: a plan named "Select" or "Start" is a name there.
     (options.heading === true || !CALL_TO_ACTION_RE.test(name)) &&
-    !BADGE_TEXT_RE.test(name) &&
+    // A priced row's own cell names it even with a badge's word ("Beta | 10 hours | $15,000" under "Plan"): a badge
+    // stands over a card, not in a row of the plans' table.
+    (row || !BADGE_TEXT_RE.test(name)) &&
     !BILLING_WORDS_RE.test(name) &&
     !PRICE_WORDS_RE.test(name) &&
     firstPriceIndex(name) === null
