@@ -2878,6 +2878,34 @@ describe("a plan named by a badge's word", () => {
   });
 });
 
+describe("a deck of one priced card and one free in words", () => {
+  const deck = (free: string) =>
+    `<div class="card-deck"><div class="card shadow-lg"><div class="card-header"><h4>GitHub App</h4></div>` +
+    `<div class="card-body"><div><h4>$49 per month</h4><span>VAT not included</span></div><p>Unlimited builds</p></div></div>` +
+    `<div class="card shadow-sm"><div class="card-header"><h4>Open Source</h4></div><div class="card-body">${free}</div></div></div>`;
+
+  it("reads the priced card as a plan and the card that says its offer is free at 0", () => {
+    const plans = read(deck(`<p>The project is <b>entirely open-source and free to use</b> in your CI.</p>`)).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount, plan.period])).toEqual([
+      ["GitHub App", 49, "month"],
+      ["Open Source", 0, null],
+    ]);
+  });
+
+  it("reads no offer from a card of the deck that says nothing of its price", () => {
+    const plans = read(deck(`<p>The project's source lives on GitHub.</p>`)).pricing;
+    expect(plans.map((plan) => plan.name)).not.toContain("Open Source");
+  });
+
+  it("takes no link in a paragraph beside a priced paragraph for a free card", () => {
+    const plans = read(
+      `<p>Connect <a href="/services">compute services</a> to it: <a href="/pro">$10/seat/month</a> for private ` +
+        `repositories.</p><p>Builds skip the <a href="/faq">free usage limits</a>: it is free to use for public repositories.</p>`,
+    ).pricing;
+    expect(plans.map((plan) => plan.name)).not.toContain("free usage limits");
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

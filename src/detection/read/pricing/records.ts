@@ -25,7 +25,7 @@ import { shapeOf } from "./grids.js";
 import { tabsByPane } from "./tabs.js";
 import { firstPriceIndex } from "./money.js";
 import { namedHead, sentenceAboutPrice } from "./context.js";
-import { hasOwnText, nameCandidates, nameText, plausibleName, type NameCandidate } from "./names.js";
+import { hasOwnText, nameCandidates, namesItself, nameText, plausibleName, type NameCandidate } from "./names.js";
 
 export interface FoundRecord {
   el: Element;
@@ -104,6 +104,7 @@ export function findRecords(index: ElementIndex, marks: PriceMark[], claimed: Se
     records.push(...unstated, ...freeNamedSiblings(index, children, [...set, ...unstated]));
   }
   records.push(...twins(index, records, open, holdsRecord));
+  records.push(...loneCardDecks(index, open, holdsPrice));
   records.push(...unpricedTwins(index, records));
   return namedByTabs(index, rowCells(index, optionLabels(index, records, holdsPrice), holdsPrice), holdsPrice).sort(
     (a, b) => index.at(a.el) - index.at(b.el),
@@ -421,6 +422,75 @@ function unpricedTwins(index: ElementIndex, records: FoundRecord[]): FoundRecord
     named.add(name.toLowerCase());
   }
   return found;
+}
+
+/** How far above its price a card of a deck may start, and what a card is built of. */
+const DECK_CARD_LEVELS = 5;
+const DECK_CARD_TAGS = new Set(["div", "li", "section", "article"]);
+
+/**
+ * A deck of cards where one states a price and a card of its shape beside it says, in words, that its offer is free
+ * or on request ("GitHub App | $49 per month" beside "Open Source | The project is entirely open-source and free to
+ * use …"): the plans, each named where the priced card has its name. One price alone is no set of records, so without
+ * this the priced card is read by its context and the free one not at all. The twin's name element is of the priced
+ * card's name's tag and classes, at the same path of children from the card down; the twin holds no price of its own.
+ */
+function loneCardDecks(index: ElementIndex, open: OpenMarks, holdsPrice: (el: Element) => boolean): FoundRecord[] {
+  const found: FoundRecord[] = [];
+  for (const mark of open.all()) {
+    if (mark.soft || mark.prose || !mark.standalone || open.isTaken(mark)) continue;
+    let card: Element = mark.el;
+    for (let level = 0; level < DECK_CARD_LEVELS; level++) {
+      const deck = card.parent;
+      if (!deck || !isElement(deck)) break;
+      const cards = deck.children.filter(
+        (child): child is Element => isElement(child) && child !== card && tagName(child) === tagName(card),
+      );
+      const twins = cards.length > 0 ? deckTwins(index, open, holdsPrice, card, mark, cards) : null;
+      if (twins) {
+        const marks = open.inside(card);
+        open.take(marks);
+        found.push({ ...twins.priced, marks, setSize: twins.free.length + 1 }, ...twins.free);
+        break;
+      }
+      if (open.inside(deck).some((other) => other !== mark && !other.soft)) break;
+      card = deck;
+    }
+  }
+  return found;
+}
+
+/** The priced card of a deck, named, and the cards of its shape that say their offer is free or on request. */
+function deckTwins(
+  index: ElementIndex,
+  open: OpenMarks,
+  holdsPrice: (el: Element) => boolean,
+  card: Element,
+  mark: PriceMark,
+  others: Element[],
+): { priced: FoundRecord; free: FoundRecord[] } | null {
+  if (!DECK_CARD_TAGS.has(tagName(card)) || index.visibleChars(card) > MAX_RECORD_TOTAL_CHARS) return null;
+  // A card's name is a heading or says it is one: a link or bold words in a paragraph beside are not cards' names.
+  const candidate = nameCandidates(index, card, index.at(mark.el), holdsPrice, { priced: true })[0];
+  if (!candidate || !index.contains(card, candidate.el) || candidate.el === card || !namesItself(candidate.el))
+    return null;
+  const namePath = childPath(card, candidate.el);
+  if (!namePath) return null;
+  const shape = shapeOf(candidate.el);
+  const free: FoundRecord[] = [];
+  for (const other of others) {
+    if (open.inside(other).length > 0 || index.visibleChars(other) > MAX_TWIN_CHARS) continue;
+    const nameEl = followPath(other, namePath);
+    if (!nameEl || shapeOf(nameEl) !== shape) continue;
+    const name = nameText(nameEl);
+    if (!plausibleName(name) || name.toLowerCase() === candidate.name.toLowerCase()) continue;
+    const text = collapse(textContent(other));
+    const isFree = FREE_PLAN_NAME_RE.test(name) || FREE_OFFER_RE.test(text);
+    if (!isFree && !ON_REQUEST_RE.test(text)) continue;
+    free.push({ el: other, nameEl, name, marks: [softMark(nameEl, name, isFree ? 0 : null)], setSize: 1 });
+  }
+  if (free.length === 0) return null;
+  return { priced: { el: card, nameEl: candidate.el, name: candidate.name, marks: [mark], setSize: 1 }, free };
 }
 
 /** The most a block's price place may say without an amount ("Cluster / month", "$$", "Pay per cluster"). */
