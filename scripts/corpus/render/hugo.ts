@@ -61,8 +61,8 @@ interface HugoSite {
  * keeps both (a root `config.toml` added beside `config/_default/` for one setting, as LocalStack's did for `title` and
  * `timeout`) is read as Hugo reads it: the root file, then the configuration directory merged over it (its keys win).
  */
-function hugoConfig(repo: RepoAtCommit): Record<string, Value> {
-  const dir = configDirectory(repo);
+function hugoConfig(repo: RepoAtCommit, environment?: string): Record<string, Value> {
+  const dir = configDirectory(repo, environment);
   for (const name of [
     "hugo.toml",
     "hugo.yaml",
@@ -81,21 +81,51 @@ function hugoConfig(repo: RepoAtCommit): Record<string, Value> {
   return dir ?? {};
 }
 
-/** The files of `config/_default/` merged, or null when there are none. */
-function configDirectory(repo: RepoAtCommit): Record<string, Value> | null {
+/**
+ * The files of `config/_default/` merged, or null when there are none; with an environment (RenderOptions'
+ * `hugoEnvironment`), those of `config/<environment>/` merged over them as Hugo merges them (maps key by key): a
+ * site may keep some params only there (Cryptomator sets its sales' price ids in `config/production/params.yaml`).
+ */
+function configDirectory(repo: RepoAtCommit, environment?: string): Record<string, Value> | null {
   // `config/_default/hugo.toml` holds the root keys; `params.toml`, `menus.toml`… hold the key they are named for.
-  const files = repo.files().filter((f) => /^config\/_default\/[^/]+\.(toml|ya?ml|json)$/.test(f));
-  if (files.length === 0) return null;
+  const files = repo.files();
+  const dirFiles = (dir: string) =>
+    files.filter((f) => new RegExp(`^config/${dir}/[^/]+\\.(toml|ya?ml|json)$`).test(f));
+  const defaults = dirFiles("_default");
+  if (defaults.length === 0) return null;
   const merged: Record<string, Value> = {};
-  for (const file of files) {
-    const text = repo.read(file);
-    if (text === null) continue;
-    const base = path.posix.basename(file).replace(/\.\w+$/, "");
-    const value = parseStructured(text, formatOf(file));
-    if (base === "config" || base === "hugo") Object.assign(merged, value);
-    else merged[base] = value;
-  }
+  for (const [dir, overlay] of [
+    [defaults, false],
+    [environment ? dirFiles(environment) : [], true],
+  ] as const)
+    for (const file of dir) {
+      const text = repo.read(file);
+      if (text === null) continue;
+      const base = path.posix.basename(file).replace(/\.\w+$/, "");
+      const value = parseStructured(text, formatOf(file));
+      if (base === "config" || base === "hugo") {
+        if (overlay && isMap(value)) mergeOver(merged, value);
+        else Object.assign(merged, value);
+      } else if (overlay && isMap(merged[base]) && isMap(value)) mergeOver(merged[base], value);
+      else merged[base] = value;
+    }
   return merged;
+}
+
+function isMap(value: Value): value is Record<string, Value> {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date);
+}
+
+/** Hugo's merge of an environment's configuration over `_default`: maps key by key, other values replaced. */
+function mergeOver(target: Record<string, Value>, source: Record<string, Value>): void {
+  for (const [key, value] of Object.entries(source)) {
+    const current = target[key];
+    if (isMap(current) && isMap(value)) {
+      const copy = { ...current };
+      mergeOver(copy, value);
+      target[key] = copy;
+    } else target[key] = value;
+  }
 }
 
 function formatOf(file: string): "yaml" | "toml" | "json" {
@@ -153,8 +183,8 @@ function menus(config: Record<string, Value>): Record<string, Value> {
  * shortcodes share. The manifest's `context.Site` is merged over `.Site`; its other values (but `Page`) are
  * functions the templates may call that only the product's build defines, returning those values.
  */
-function openSite(repo: RepoAtCommit, context: Record<string, Value>): HugoSite {
-  const config = hugoConfig(repo);
+function openSite(repo: RepoAtCommit, context: Record<string, Value>, environment?: string): HugoSite {
+  const config = hugoConfig(repo, environment);
   const themes = ([] as Value[])
     .concat(config.theme ?? [])
     .map(textOf)
@@ -395,8 +425,9 @@ export function renderHugoPage(
   file: string,
   source: string,
   context: Record<string, Value>,
+  environment?: string,
 ): { html: string; title: string | null } {
-  const hugo = openSite(repo, context);
+  const hugo = openSite(repo, context, environment);
   const { data, body } = splitFrontMatter(source);
   const { page, type, layoutName } = makePage(hugo, file, data, body);
   // Shortcodes, then Markdown (raw HTML kept, as sites whose pages hold HTML configure Goldmark); the output of a
@@ -437,8 +468,9 @@ export function renderHugoLayout(
   file: string,
   source: string,
   context: Record<string, Value>,
+  environment?: string,
 ): string {
-  const hugo = openSite(repo, context);
+  const hugo = openSite(repo, context, environment);
   const { page } = makePage(hugo, file, (context.Page as Record<string, Value> | undefined) ?? {}, "");
   const type = path.posix.dirname(file.replace(/^(?:themes\/[^/]+\/)?layouts\//, ""));
   return renderLayout(hugo, { path: file, source }, type, page);

@@ -60,6 +60,12 @@ export interface RenderOptions {
    * copy kept in its locale file, prices included). Without it `t` prints its key, as before.
    */
   locale?: string;
+  /**
+   * Hugo: the environment whose `config/<environment>/` files are merged over `config/_default/`, as Hugo does (a
+   * plain `hugo` build is "production"). Unset, only `_default` is read, as before: a site may keep params only there
+   * (Cryptomator sets its sales' price ids in `config/production/params.yaml`, which strike its list prices).
+   */
+  hugoEnvironment?: string;
 }
 
 const DEFAULT_ROOTS = ["templates", "_includes", "_layouts", "layouts", "partials", "includes", "views"];
@@ -175,12 +181,12 @@ export function renderPage(repo: RepoAtCommit, file: string, options: RenderOpti
     case "wagon":
       return renderWagon(repo, file, source, context, options.filters);
     case "hugo": {
-      const page = renderHugoPage(repo, file, source, context);
+      const page = renderHugoPage(repo, file, source, context, options.hugoEnvironment);
       return wrap(page.html, page.title);
     }
     case "go":
       return isHugoLayout(repo, file)
-        ? wrap(renderHugoLayout(repo, file, source, context), null)
+        ? wrap(renderHugoLayout(repo, file, source, context, options.hugoEnvironment), null)
         : wrap(renderGo({ path: file, source }, { load: loader(repo, roots), data: { ...context } }), null);
     case "erb":
       return renderErbPage(repo, file, source, context, options.locale);
