@@ -2906,6 +2906,22 @@ describe("a deck of one priced card and one free in words", () => {
   });
 });
 
+describe("a price on one labelled line of a card's feature list", () => {
+  it("reads it as that line's feature, not as the price of a card named by the first line", () => {
+    const line = (label: string, value: string) =>
+      `<div class="flex justify-between"><span class="label">${label}</span>${value}</div>`;
+    const plans = read(
+      `<div class="cards"><div class="card"><div class="head"><h3>Ours</h3><p>$0</p></div><div class="body">` +
+        `${line("Online Booking", "<span>✓</span>")}${line("Reminders", "<span>Included</span>")}</div></div>` +
+        `<div class="card"><div class="head"><h3>Competitors</h3><p>$9.99 - $130</p></div><div class="body">` +
+        `${line("Online Booking", "<span>✗</span>")}${line("Email & SMS Reminders", "<span>$20/mo Extra</span>")}</div></div></div>`,
+    ).pricing;
+    expect(plans.map((plan) => plan.name)).not.toContain("Online Booking");
+    expect(plans.find((plan) => plan.amount === 20)?.name).toMatch(/^Email & SMS Reminders/);
+    expect(plans.find((plan) => plan.name === "Competitors")?.amount).toBe(9.99);
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

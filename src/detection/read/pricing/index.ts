@@ -45,7 +45,7 @@ import { detectBilling, detectPeriod, firstPriceIndex, parsePrice, usageUnit } f
 import { nameText, priceRowLabel } from "./names.js";
 import { pricingFromStructuredData } from "./offers.js";
 import { makePlan, planKey, priceOptions } from "./plan.js";
-import { contactRecords, findRecords } from "./records.js";
+import { contactRecords, findRecords, labelledLineOf } from "./records.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // What a record is: plan, add-on or usage meter
@@ -704,7 +704,9 @@ export function extractPricing(
       // own price, unless the label says it is the price ("Monthly price").
       const candidates = ownPriceMarks(record.el, record.marks);
       const labelled = candidates.filter((mark) => {
-        const label = mark.soft ? null : columnLabels.labelOf(record.el, mark);
+        const label = mark.soft
+          ? null
+          : (columnLabels.labelOf(record.el, mark) ?? labelledLineOf(index, record.el, mark, record.nameEl));
         return label === null || priceRowLabel(label);
       });
       // A price per unit of use beside the plan's own price ("$130 / GB memory per month" under "$1550 / month") is

@@ -728,6 +728,10 @@ function recordSet(
       // A short line or cell whose text opens with a name before its price, the name no element of its own
       // ("<th>Pro<br><span>$12/mo</span></th>", "<p>IAA Fee (yearly) <span>$0</span></p>"): those words, unless they
       // are a sentence about the price ("The Hobby plan costs $5 per month").
+      // A block of labelled lines whose price is one line's ("Free Tier | ✗", "Email & SMS Reminders | $20/mo Extra"
+      // under a competitor's heading): the price is what that line's feature costs, not the block's.
+      if (!first.soft && candidates.length > 0 && labelledLineOf(index, el, first, candidates[0]!.el) !== null)
+        continue;
       const lead =
         candidates.length === 0 && !first.soft
           ? (boldLead(first) ?? lineLead(index, el, first) ?? headingLead(el, first))
@@ -808,6 +812,33 @@ function recordSet(
     return distinctRowNames(found);
   }
   return [];
+}
+
+/**
+ * The price stands in one of several lines of one shape inside the block, after a label of its own on that line, and
+ * the block's name is on another line: the lines are a feature list, each labelled, and the price is its line's. The
+ * line's label, or null.
+ */
+export function labelledLineOf(index: ElementIndex, block: Element, price: PriceMark, nameEl: Element): string | null {
+  let line: Element | null = price.el;
+  while (line && line.parent !== block && !(line.parent && isElement(line.parent) && sameShapeSiblings(line) >= 2))
+    line = line.parent && isElement(line.parent) ? line.parent : null;
+  if (!line || line === block || !index.contains(block, line) || index.contains(line, nameEl)) return null;
+  if (sameShapeSiblings(line) < 2) return null;
+  const label = line.children.find(
+    (child): child is Element => isElement(child) && collapse(textContent(child)) !== "",
+  );
+  if (!label || label === price.el || index.contains(label, price.el)) return null;
+  const text = nameText(label);
+  return plausibleName(text) && !/\d/.test(text) ? text : null;
+}
+
+/** How many children of `el`'s parent share its shape, itself included. */
+function sameShapeSiblings(el: Element): number {
+  const parent = el.parent;
+  if (!parent || !isElement(parent)) return 0;
+  const shape = shapeOf(el);
+  return parent.children.filter((child) => isElement(child) && shapeOf(child) === shape).length;
 }
 
 /** How long the line before a price line may be to name it. */
