@@ -1966,6 +1966,16 @@ describe("plans as sections of a document", () => {
     expect(pricingEvents(events(page("$9.10"), page("$9.17")))).toEqual([]);
   });
 
+  it("reads no price from the headings of worked examples under 'Example Fees for Online Payments'", () => {
+    const page = (fee: string) => `
+      <h1>Pricing</h1><h2>Clubs</h2><p><strong>${fee} per transaction</strong> for online payments.</p>
+      <h3>Example Fees for Online Payments</h3><p>A few examples to help you see the cost.</p>
+      <h4>$100 purchase</h4><p>You receive $96.05.</p><h4>$200 purchase</h4><p>You receive $192.45.</p>
+      <h2>Support</h2><p>Write to us any time.</p>`;
+    expect(read(page("$0.35")).pricing.map(({ amount }) => amount)).toEqual([0.35]);
+    expect(pricingEvents(events(page("$0.35"), page("$0.35").replace("$200 purchase", "$250 purchase")))).toEqual([]);
+  });
+
   it("reads a heading whose first paragraph prices it on request as an offer without an amount", () => {
     const { pricing } = read(`
       <h1>Pricing</h1><h2>Pricing table</h2>

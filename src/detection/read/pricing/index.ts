@@ -169,6 +169,9 @@ function restatesNamedPlan(
 
 /** A label that opens a worked example: "Example", "Examples:", "Cost Example 1:", "Pricing examples". */
 const EXAMPLE_LABEL_RE = /^(?:(?:cost|pricing|price|billing|usage)\s+)?examples?(?:\s*\d{1,2})?\s*:?$/i;
+/** A heading over worked examples of what is paid: "Example Fees for Online Payments", "Examples of monthly bills". */
+const EXAMPLES_HEADING_RE =
+  /^examples?\s+(?:of\s+)?(?:(?:monthly|yearly|annual|online|total|transaction)\s+)?(?:fees?|costs?|bills?|invoices?|calculations?|charges?|scenarios?|payments?)\b/i;
 
 /**
  * The blocks of worked examples: after a line or heading that says "Example" ("**Cost Example 1:**", "### Examples"),
@@ -190,9 +193,14 @@ function workedExamples(index: ElementIndex): Element[] {
         for (const child of details.children) if (isElement(child) && child !== el) out.push(child);
       continue;
     }
-    if (!/^(?:p|div|strong|b|h[2-6]|dt)$/.test(tagName(el)) || index.visibleChars(el) > 30 || !saysExample(el))
-      continue;
-    if (!EXAMPLE_LABEL_RE.test(shortText(index, el, 30) ?? "")) continue;
+    if (!/^(?:p|div|strong|b|h[2-6]|dt)$/.test(tagName(el)) || !saysExample(el)) continue;
+    const label =
+      index.visibleChars(el) <= 30 && EXAMPLE_LABEL_RE.test(shortText(index, el, 30) ?? "")
+        ? el
+        : isHeading(el) && EXAMPLES_HEADING_RE.test(shortText(index, el, 60) ?? "")
+          ? el
+          : null;
+    if (!label) continue;
     // The label's line: a bold phrase stands for the paragraph around it.
     let line: Element = el;
     if (
