@@ -2932,6 +2932,31 @@ describe("a price on one labelled line of a card's feature list", () => {
   });
 });
 
+describe("a name-classed wrapper of a heading", () => {
+  it("names each card by its title's heading, not by the feature group heading nearest the price", () => {
+    const card = (name: string, price: string) =>
+      `<div class="col"><div class="plan"><div class="plan-title"><h2>${name}</h2></div><div class="plan-body">` +
+      `<h4>Licensing</h4><ul><li>Commercial use</li></ul><h4>Storages</h4><ul><li>SQL Server</li><li>Redis</li></ul>` +
+      `<div class="plan-price"><h3>${price}</h3><h4>per organization / year</h4></div><a class="btn">Buy Now</a></div></div></div>`;
+    const plans = read(
+      `<h1>Plans &amp; Pricing</h1><div class="row">${card("Open", "free")}${card("Startup", "$500")}${card("Business", "$1500")}</div>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Open", 0],
+      ["Startup", 500],
+      ["Business", 1500],
+    ]);
+  });
+
+  it("does not take a title line that is the price itself ('<li class=\"title\"><h3>FREE</h3></li>') for the name", () => {
+    const card = (name: string, price: string) =>
+      `<div class="col"><ul class="pricing"><li class="title"><big>${name}</big></li><li>Core API</li><li>Trackers</li>` +
+      `<li class="title"><h3>${price}</h3></li><li class="title"><a href="/deploy">Deploy</a></li></ul></div>`;
+    const plans = read(`<div class="row">${card("Open-source", "FREE")}${card("Managed", "$49")}</div>`).pricing;
+    expect(plans.map((plan) => plan.name)).toEqual(["Open-source", "Managed"]);
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

@@ -249,9 +249,12 @@ export interface NameCandidate {
 }
 
 /** How prominent an element's text is as a name (see the module comment). */
-function prominence(el: Element, order: number, name: string): number {
+function prominence(el: Element, order: number, name: string, wrapsPrice = false): number {
   let score = 0;
-  if (isHeading(el)) score += Number(tagName(el).slice(1)) <= 3 ? 8 : 7;
+  // A name-classed wrapper of a heading (`<div class="plan-title"><h2>Open</h2></div>`) stands for that heading, unless
+  // the heading is the price itself (`<li class="title"><h3>FREE</h3></li>` under the name).
+  const heading = isHeading(el) ? el : wrapsPrice ? null : onlyHeadingInside(el);
+  if (heading) score += Number(tagName(heading).slice(1)) <= 3 ? 8 : 7;
   else if (el.attribs.role === "heading") score += 7;
   if (classTokens(el).some((token) => NAME_CLASS_RE.test(token))) score += 5;
   if (
@@ -265,6 +268,15 @@ function prominence(el: Element, order: number, name: string): number {
   if (name.length > 32) score -= 1;
   if (/[.!]$/.test(name) || (name.split(" ").length >= 5 && /^[a-z]/.test(name))) score -= 3;
   return score;
+}
+
+/** The one child of `el` with text, when it is a heading and `el` has no text of its own. */
+function onlyHeadingInside(el: Element): Element | null {
+  if (hasOwnText(el)) return null;
+  const withText = el.children.filter(
+    (child): child is Element => isElement(child) && collapse(textContent(child)) !== "",
+  );
+  return withText.length === 1 && isHeading(withText[0]!) ? withText[0]! : null;
 }
 
 /**
@@ -354,7 +366,8 @@ export function nameCandidates(
     const slot = row
       ? `cell ${record.children.filter(isElement).indexOf(branch as Element)}|${nameClass}`
       : `${tagName(el)}|${depth}|${nameClass}`;
-    out.push({ el, name, score: prominence(el, order, name), slot });
+    const wrapsPrice = before <= index.at(el) + index.sizeInside(el);
+    out.push({ el, name, score: prominence(el, order, name, wrapsPrice), slot });
   };
   let order = 0;
   for (let k = 0; k < inside.length && k < MAX_SCANNED; k++) {
