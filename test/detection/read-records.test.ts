@@ -2957,6 +2957,26 @@ describe("a name-classed wrapper of a heading", () => {
   });
 });
 
+describe("a card priced 'Free' over its own priced upgrades", () => {
+  it("reads the card as a free plan beside the deck's other cards, its upgrades as add-ons", () => {
+    const upgrade = (name: string, price: string) =>
+      `<a href="/buy" class="btn flex justify-between"><span>${name}</span><span class="font-bold">${price}</span></a>`;
+    const plans = read(
+      `<section class="grid"><div class="white-box"><h3>Individual</h3><p>Encrypt your files.</p><p class="font-bold">Free</p>` +
+        `<a href="/download">Download</a><div class="upgrades">${upgrade("Dark Mode on Desktop", "from €29.99")}` +
+        `${upgrade("Full access on Android", "€29.99")}</div></div>` +
+        `<div class="white-box"><h3>Standard</h3><p>For teams.</p><p class="font-bold"><span x-text="price"></span></p></div>` +
+        `<div class="white-box"><h3>Enterprise</h3><p>For large teams.</p><p class="font-bold">Custom</p><a href="/sales">Contact Us</a></div></section>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount, plan.kind ?? "plan"])).toEqual([
+      ["Individual", 0, "plan"],
+      ["Dark Mode on Desktop (Individual)", 29.99, "addon"],
+      ["Full access on Android (Individual)", 29.99, "addon"],
+      ["Enterprise", null, "plan"],
+    ]);
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

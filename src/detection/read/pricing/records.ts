@@ -712,12 +712,14 @@ function recordSet(
       // above its priced feature list), not after them (a section's footnote below its cards).
       // Nor is a section whose paragraph states prices before its cards ("The basics are **free forever**. Upgrade
       // for **$39/year** or **$4/month**." over a Classic and a Premium card): the sentence sums the cards up.
-      // Nor one whose only price is a word ("Free" heading a column of names over the cards: a name, no price).
+      // Nor one whose only price is a word ("Free" heading a column of names over the cards: a name, no price),
+      // unless it is one card of a deck whose other cards price themselves ("Free" over a card's optional upgrades,
+      // beside an Enterprise card's "Custom").
       if (
         holdsRecord[index.at(el)] &&
         (!ownPriceFirst(index, el, first, (at) => holdsRecord[at] === 1 || isRecord(at)) ||
           phraseOfParagraph(index, first.el) ||
-          own.every((mark) => mark.soft))
+          (own.every((mark) => mark.soft) && !pricedDeckSibling(el, group, open)))
       )
         continue;
       const self = selfNamed(first);
@@ -839,6 +841,12 @@ function sameShapeSiblings(el: Element): number {
   if (!parent || !isElement(parent)) return 0;
   const shape = shapeOf(el);
   return parent.children.filter((child) => isElement(child) && shapeOf(child) === shape).length;
+}
+
+/** Another block of `el`'s tag and classes among `group` holds an open price of its own. */
+function pricedDeckSibling(el: Element, group: Element[], open: OpenMarks): boolean {
+  const shape = shapeOf(el);
+  return group.some((other) => other !== el && shapeOf(other) === shape && open.inside(other).length > 0);
 }
 
 /** How long the line before a price line may be to name it. */
