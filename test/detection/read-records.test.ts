@@ -2977,6 +2977,27 @@ describe("a card priced 'Free' over its own priced upgrades", () => {
   });
 });
 
+describe("a lone card priced 'Free' in bold", () => {
+  const page = (community: string) =>
+    `<div class="plans"><div class="plan"><h3>Team</h3><p class="price">$10/month</p></div>` +
+    `<div class="plan"><h3>Business</h3><p class="price">$30/month</p></div></div>` +
+    `<section class="community"><div class="box"><h3>Community</h3><p>Free and open source for small teams.</p>${community}</div></section>`;
+
+  it("reads it as its card's offer at no price", () => {
+    const plans = read(page(`<p class="font-bold">Free</p><a href="/deploy">Deploy now</a>`)).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Team", 10],
+      ["Business", 30],
+      ["Community", 0],
+    ]);
+  });
+
+  it("reads no offer from a bold 'Free' that is a link's word, nor from 'Free' set plainly", () => {
+    for (const community of [`<a class="font-bold" href="/try">Free</a>`, `<p>Free</p>`])
+      expect(read(page(community)).pricing.map((plan) => plan.name)).toEqual(["Team", "Business"]);
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

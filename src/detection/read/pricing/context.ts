@@ -8,7 +8,7 @@ import { collapse, isElement, isHeading, tagName, textContent, type AnyNode, typ
 import type { ElementIndex } from "../../parse/tree.js";
 import { isFootnote, labelledSoftLine, onRequestHeading, softMark, type PriceMark } from "./marks.js";
 import { firstPriceIndex, parsePrice } from "./money.js";
-import { boldLine, nameText, plausibleName } from "./names.js";
+import { aloneOnLine, boldLine, emphasised, nameText, plausibleName } from "./names.js";
 
 export interface ContextRecord {
   mark: PriceMark;
@@ -196,7 +196,8 @@ export function contextRecords(index: ElementIndex, marks: PriceMark[], claimed:
   };
   const open = marks.filter(
     (mark) =>
-      !claimed.has(mark) && (!mark.soft || mark.prose || itemNames.freeOffer(mark) !== null || headedOffer(mark)),
+      !claimed.has(mark) &&
+      (!mark.soft || mark.prose || itemNames.freeOffer(mark) !== null || headedOffer(mark) || freeCard(index, mark)),
   );
   if (open.length === 0) return [];
   // The heading in force at each mark: one pass in page order (a page of a hundred thousand headings reads each once).
@@ -513,6 +514,29 @@ function captionOf(el: Element): string | null {
 }
 
 /** The heading a price line stands right under: the element just before it, or before its parent (two levels up). */
+/** How far above a free line the card holding it may start, and how many elements before it its heading may be. */
+const FREE_CARD_LEVELS = 4;
+const FREE_CARD_SCAN = 40;
+
+/**
+ * "Free" set in bold on a line of its own in a card that has a heading (a lone "Community" card below the plans:
+ * its heading, a sentence, "**Free**"): that card's offer at no price. Not a button's or a link's word.
+ */
+function freeCard(index: ElementIndex, mark: PriceMark): boolean {
+  if (!mark.soft || mark.options[0]!.amount !== 0 || /^(?:a|button)$/.test(tagName(mark.el))) return false;
+  const word = collapse(textContent(mark.el));
+  if (!emphasised(mark.el) || !/^(?:free|gratis)$/i.test(word) || !aloneOnLine(index, mark.el, word)) return false;
+  const at = index.at(mark.el);
+  let card: Element | null = mark.el.parent && isElement(mark.el.parent) ? mark.el.parent : null;
+  for (let level = 0; card && level < FREE_CARD_LEVELS; level++) {
+    // A card's heading stands a few lines above its price: a look at a bounded stretch, not a whole page's elements.
+    const start = Math.max(index.at(card), at - FREE_CARD_SCAN);
+    for (let k = start; k < at; k++) if (isHeading(index.elements[k]!)) return true;
+    card = card.parent && isElement(card.parent) ? card.parent : null;
+  }
+  return false;
+}
+
 function headingAbove(el: Element): Element | null {
   let node: Element | null = el;
   for (let level = 0; node && level < 3; level++) {

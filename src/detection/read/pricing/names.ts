@@ -172,6 +172,15 @@ export function namesItself(el: Element): boolean {
   return isHeading(el) || classTokens(el).some((token) => NAME_CLASS_RE.test(token));
 }
 
+/** Set in bold: a `strong` or `b`, or an element classed or styled bold (`<p class="font-bold">Free</p>`). */
+export function emphasised(el: Element): boolean {
+  return (
+    /^(?:strong|b)$/.test(tagName(el)) ||
+    classTokens(el).some((token) => BOLD_CLASS_RE.test(token)) ||
+    BOLD_STYLE_RE.test(el.attribs.style ?? "")
+  );
+}
+
 /** A line that is all bold: a paragraph or div whose text is one `strong` or `b` ("<p><strong>Basics</strong></p>"). */
 export function boldLine(el: Element): boolean {
   if (!/^(?:p|div)$/.test(tagName(el))) return false;
@@ -257,12 +266,7 @@ function prominence(el: Element, order: number, name: string, wrapsPrice = false
   if (heading) score += Number(tagName(heading).slice(1)) <= 3 ? 8 : 7;
   else if (el.attribs.role === "heading") score += 7;
   if (classTokens(el).some((token) => NAME_CLASS_RE.test(token))) score += 5;
-  if (
-    /^(?:strong|b)$/.test(tagName(el)) ||
-    classTokens(el).some((token) => BOLD_CLASS_RE.test(token)) ||
-    BOLD_STYLE_RE.test(el.attribs.style ?? "")
-  )
-    score += 3;
+  if (emphasised(el)) score += 3;
   score += order === 0 ? 2 : order === 1 ? 1 : 0;
   if (name.length <= 24) score += 1;
   if (name.length > 32) score -= 1;
@@ -293,7 +297,7 @@ const FREE_NAME_RE = /^(?:free|gratis)$/i;
 const INLINE_TAGS = new Set(["strong", "b", "em", "i", "span", "a", "small", "mark", "u"]);
 
 /** Nothing but `name` on the line `el` stands on (its nearest block ancestor). */
-function aloneOnLine(index: ElementIndex, el: Element, name: string): boolean {
+export function aloneOnLine(index: ElementIndex, el: Element, name: string): boolean {
   let block: Element = el;
   while (INLINE_TAGS.has(tagName(block)) && block.parent && isElement(block.parent)) block = block.parent;
   return index.visibleChars(block) <= name.replace(/\s/g, "").length + 2;
