@@ -2998,6 +2998,23 @@ describe("a lone card priced 'Free' in bold", () => {
   });
 });
 
+describe("a column of button links, each priced", () => {
+  it("reads every button, however many words its title has, since no running text stands around them", () => {
+    const button = (name: string, price: string) =>
+      `<a href="/buy" class="btn flex justify-between"><span>${name}</span><span class="font-bold">${price}</span></a>`;
+    const plans = read(
+      `<div class="upgrades">${button("Dark Mode on Desktop", "from €29.99")}${button("Full access on Android", "€29.99")}` +
+        `${button("Full access on iOS", "€29.99")}${button("Full access on the web", "€29.99")}</div>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Dark Mode on Desktop", 29.99],
+      ["Full access on Android", 29.99],
+      ["Full access on iOS", 29.99],
+      ["Full access on the web", 29.99],
+    ]);
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

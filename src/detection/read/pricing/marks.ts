@@ -814,8 +814,12 @@ function inlineLinkTitle(el: Element, index: ElementIndex): boolean {
   // no title in running text.
   if (index.findInside(link, (inner) => BLOCK_IN_LINK_RE.test(tagName(inner)))) return false;
   const block = link.parent;
-  const own = index.visibleChars(link);
-  const around = index.visibleChars(block) - own;
+  // Running text is the block's own words around the link: a column of button links (each "Full access on iOS €10")
+  // has none, however long the other buttons are.
+  const around = block.children.reduce(
+    (sum, child) => sum + (child.type === "text" ? collapse((child as { data: string }).data).length : 0),
+    0,
+  );
   const words = collapse(textContent(link))
     .split(/\s+/)
     .filter((word) => /\p{L}{2}/u.test(word)).length;
