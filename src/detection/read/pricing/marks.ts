@@ -816,15 +816,27 @@ function inlineLinkTitle(el: Element, index: ElementIndex): boolean {
   const block = link.parent;
   // Running text is the block's own words around the link: a column of button links (each "Full access on iOS €10")
   // has none, however long the other buttons are.
-  const around = block.children.reduce(
-    (sum, child) => sum + (child.type === "text" ? collapse((child as { data: string }).data).length : 0),
-    0,
-  );
+  const around = ownWords(block);
   const words = collapse(textContent(link))
     .split(/\s+/)
     .filter((word) => /\p{L}{2}/u.test(word)).length;
   return words >= 4 && around >= 60;
 }
+
+/** How many characters of words an element holds in its own text nodes, counted once per element. */
+function ownWords(el: Element): number {
+  let count = ownWordCounts.get(el);
+  if (count === undefined) {
+    count = 0;
+    for (const child of el.children)
+      if (child.type === "text") count += collapse((child as { data: string }).data).length;
+    ownWordCounts.set(el, count);
+  }
+  return count;
+}
+
+/** ownWords' answers: a block of a hundred thousand links is counted once, not once per link. */
+const ownWordCounts = new WeakMap<Element, number>();
 
 /** Prices a paragraph's own text states, one mark per sentence (at most a few per element). */
 function proseMarks(el: Element, index: ElementIndex): PriceMark[] {

@@ -424,8 +424,9 @@ function unpricedTwins(index: ElementIndex, records: FoundRecord[]): FoundRecord
   return found;
 }
 
-/** How far above its price a card of a deck may start, and what a card is built of. */
+/** How far above its price a card of a deck may start, how many children a deck may have, what a card is built of. */
 const DECK_CARD_LEVELS = 5;
+const MAX_DECK_CHILDREN = 24;
 const DECK_CARD_TAGS = new Set(["div", "li", "section", "article"]);
 
 /**
@@ -443,9 +444,13 @@ function loneCardDecks(index: ElementIndex, open: OpenMarks, holdsPrice: (el: El
     for (let level = 0; level < DECK_CARD_LEVELS; level++) {
       const deck = card.parent;
       if (!deck || !isElement(deck)) break;
-      const cards = deck.children.filter(
-        (child): child is Element => isElement(child) && child !== card && tagName(child) === tagName(card),
-      );
+      // A deck is a few cards: a parent of thousands of children is a list, looked at no further.
+      const cards =
+        deck.children.length <= MAX_DECK_CHILDREN
+          ? deck.children.filter(
+              (child): child is Element => isElement(child) && child !== card && tagName(child) === tagName(card),
+            )
+          : [];
       const twins = cards.length > 0 ? deckTwins(index, open, holdsPrice, card, mark, cards) : null;
       if (twins) {
         const marks = open.inside(card);
@@ -693,6 +698,8 @@ function recordSet(
   for (const group of groups) {
     const named: { el: Element; marks: PriceMark[]; candidates: NameCandidate[] }[] = [];
     const nameless: { el: Element; marks: PriceMark[]; first: PriceMark }[] = [];
+    // Blocks of each shape in the group that hold a price of their own, counted when first asked.
+    let deckShapes: Map<string, number> | undefined;
     for (const el of group) {
       if (index.visibleCharsOutsideLists(el) > MAX_RECORD_CHARS || index.visibleChars(el) > MAX_RECORD_TOTAL_CHARS)
         continue;
@@ -719,7 +726,7 @@ function recordSet(
         holdsRecord[index.at(el)] &&
         (!ownPriceFirst(index, el, first, (at) => holdsRecord[at] === 1 || isRecord(at)) ||
           phraseOfParagraph(index, first.el) ||
-          (own.every((mark) => mark.soft) && !pricedDeckSibling(el, group, open)))
+          (own.every((mark) => mark.soft) && ((deckShapes ??= pricedShapes(group, open)).get(shapeOf(el)) ?? 0) < 2))
       )
         continue;
       const self = selfNamed(first);
@@ -823,10 +830,10 @@ function recordSet(
  */
 export function labelledLineOf(index: ElementIndex, block: Element, price: PriceMark, nameEl: Element): string | null {
   let line: Element | null = price.el;
-  while (line && line.parent !== block && !(line.parent && isElement(line.parent) && sameShapeSiblings(line) >= 2))
+  while (line && line.parent !== block && !shapeBeside(line))
     line = line.parent && isElement(line.parent) ? line.parent : null;
   if (!line || line === block || !index.contains(block, line) || index.contains(line, nameEl)) return null;
-  if (sameShapeSiblings(line) < 2) return null;
+  if (!shapeBeside(line)) return null;
   const label = line.children.find(
     (child): child is Element => isElement(child) && collapse(textContent(child)) !== "",
   );
@@ -835,18 +842,32 @@ export function labelledLineOf(index: ElementIndex, block: Element, price: Price
   return plausibleName(text) && !/\d/.test(text) ? text : null;
 }
 
-/** How many children of `el`'s parent share its shape, itself included. */
-function sameShapeSiblings(el: Element): number {
-  const parent = el.parent;
-  if (!parent || !isElement(parent)) return 0;
+/**
+ * The element just before or after `el` is of its tag and classes: one line among lines of one shape (a look at its
+ * neighbours only, however many siblings it has).
+ */
+function shapeBeside(el: Element): boolean {
   const shape = shapeOf(el);
-  return parent.children.filter((child) => isElement(child) && shapeOf(child) === shape).length;
+  for (const step of ["prev", "next"] as const) {
+    let sibling = el[step];
+    while (sibling && !isElement(sibling)) sibling = sibling[step];
+    if (sibling && isElement(sibling) && shapeOf(sibling) === shape) return true;
+  }
+  return false;
 }
 
-/** Another block of `el`'s tag and classes among `group` holds an open price of its own. */
-function pricedDeckSibling(el: Element, group: Element[], open: OpenMarks): boolean {
-  const shape = shapeOf(el);
-  return group.some((other) => other !== el && shapeOf(other) === shape && open.inside(other).length > 0);
+/**
+ * How many blocks of each shape (tag and classes) among `group` hold an open price of their own: counted once per
+ * group, asked of each block in it.
+ */
+function pricedShapes(group: Element[], open: OpenMarks): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const el of group) {
+    if (open.inside(el).length === 0) continue;
+    const shape = shapeOf(el);
+    counts.set(shape, (counts.get(shape) ?? 0) + 1);
+  }
+  return counts;
 }
 
 /** How long the line before a price line may be to name it. */
