@@ -185,6 +185,24 @@ function records(MB: number): HostileBody[] {
           `${'<div class="plan"><h3>Pro</h3><p>$49/mo</p><p>5</p><p>$5 per extra seat</p></div>'.repeat(n)}</div>`,
       );
     }),
+    // Readers that look at a price's siblings (a deck of cards, the lines of a card, a link's block) must not ask a
+    // parent of a hundred thousand children once per price.
+    html(`pricing: ${mb(4 * MB)} of priced spans in one block`, () =>
+      page(`<div>${fill("<span>$5</span> ", 4 * MB)}</div>`),
+    ),
+    html(`pricing: ${mb(4 * MB)} of decks of a priced card beside a free one`, () =>
+      page(
+        fill(
+          '<div class="deck"><div class="card"><h4>Pro</h4><p>$5/mo</p></div><div class="card"><h4>Open</h4><p>free to use</p></div></div>',
+          4 * MB,
+        ),
+      ),
+    ),
+    html(`pricing: ${mb(4 * MB)} of labelled lines in one card`, () =>
+      page(
+        `<div class="card"><h3>Pro</h3>${fill('<div class="line"><span>Seats</span><span>$5/mo extra</span></div>', 4 * MB)}</div>`,
+      ),
+    ),
     html(`items: ${mb(4 * MB)} of dated articles`, () =>
       page(
         fill(
