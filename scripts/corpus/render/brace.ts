@@ -7,7 +7,7 @@
  * code runs: custom tags print nothing (or a value the manifest gives), unknown names are empty.
  */
 import { isTruthy, keywordFunction, parseExpr, TRANSLATE_FUNCTIONS, type Expr, type Scope } from "./expr.js";
-import { iterable, liquidTruthy, splitFrontMatter, textOf, VISITOR_STATE_RE, type Value } from "./values.js";
+import { iterable, liquidTruthy, RubyFloat, splitFrontMatter, textOf, VISITOR_STATE_RE, type Value } from "./values.js";
 
 export type BraceDialect = "django" | "jinja" | "liquid";
 
@@ -479,7 +479,15 @@ class Renderer {
     if (liquid) {
       const params: Record<string, Value> = {};
       for (const param of rest.matchAll(/([\w-]+)\s*[=:]\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,]+)/g)) {
-        params[param[1]!] = parseExpr(param[2]!)(context);
+        // A whole number written with a decimal point (`base_cost=40.00`) is a Ruby Float, printed with its point
+        // wherever arithmetic carries it (see RubyFloat). Only an include's parameter is read so: Ruby makes every
+        // such literal a Float, but modelling that everywhere would reprint other pages' values (SignPath's
+        // `assign factor = 1.00` data attributes as '216.0'), which are kept as they were rendered.
+        const literal = param[2]!;
+        params[param[1]!] =
+          /^-?\d+\.\d+$/.test(literal) && Number.isInteger(Number(literal))
+            ? new RubyFloat(Number(literal))
+            : parseExpr(literal)(context);
       }
       values.include = params;
       Object.assign(values, params); // `render` passes them as plain variables

@@ -3,7 +3,7 @@
  * operators, filters and calls. A small recursive-descent evaluator over the values the page can know (front matter,
  * data files, loop variables); what it cannot know evaluates to undefined, never to an error.
  */
-import { applyFilter, member, textOf, type Value } from "./values.js";
+import { applyFilter, member, RubyFloat, textOf, type Value } from "./values.js";
 
 type Token = { kind: "str" | "num" | "name" | "op"; value: string };
 
@@ -399,6 +399,7 @@ export function parseExpr(source: string): Expr {
 
 function loose(value: Value): Value {
   if (typeof value === "number") return String(value);
+  if (value instanceof RubyFloat) return String(value.value);
   if (value === null) return undefined;
   return value;
 }

@@ -80,14 +80,24 @@ export function kramdownToHtml(source: string, parseBlockHtml = false): string {
 function closingLine(lines: string[], from: number, tag: string): number {
   const voids = new Set(["hr"]);
   const pattern = new RegExp(`<(/?)${tag}(?=[\\s/>])[^>]*?(/?)>`, "gi");
+  // A start tag whose attributes run over several lines (`<h1 style="⏎ margin: 0;⏎ …">Cerb Cloud</h1>`, Cerb's
+  // pricing tabs): kramdown reads the whole tag, so its lines are read as one, up to the line where it ends.
+  let first = from;
+  let head = lines[from]!;
+  const open = new RegExp(`<${tag}(?=[\\s/>])[^>]*$`, "i");
+  while (open.test(head) && first + 1 < lines.length && first - from < 100) head += `\n${lines[++first]!}`;
+  if (open.test(head)) {
+    first = from;
+    head = lines[from]!;
+  }
   let depth = 0;
-  for (let k = from; k < lines.length; k++) {
-    for (const match of lines[k]!.matchAll(pattern)) {
+  for (let k = first; k < lines.length; k++) {
+    for (const match of (k === first ? head : lines[k]!).matchAll(pattern)) {
       if (match[1]) depth--;
       else if (!match[2] && !voids.has(tag)) depth++;
       if (depth <= 0) return k;
     }
-    if (k === from && depth <= 0) return k;
+    if (k === first && depth <= 0) return k;
   }
   return -1;
 }
@@ -177,8 +187,35 @@ export function siteConfig(repo: RepoAtCommit, root = ""): Record<string, Value>
 }
 
 /** A value as the page shows it: strings and numbers as they are, nothing for null, undefined and objects. */
+/**
+ * A Liquid float: Ruby keeps a Float apart from an Integer and prints it with its decimal point, so a Jekyll page's
+ * `{% assign avg = 1000.0 | divided_by: 25 %}{{ avg }}` prints "40.0" where a JS number prints "40" (Cerb's volume
+ * pricing tables compute each seat price from `base_cost=40.00` and pad "40.0" to "$40.00"). Made only by a Liquid
+ * include's parameter written as a whole number with a decimal point (`base_cost=40.00`; see brace.ts) and kept by the
+ * arithmetic filters it flows through.
+ */
+export class RubyFloat {
+  constructor(readonly value: number) {}
+  valueOf(): number {
+    return this.value;
+  }
+  toJSON(): number {
+    return this.value;
+  }
+  /** Ruby's Float#to_s: the shortest digits, with ".0" on a whole number (exponent form past 1e16). */
+  toString(): string {
+    return Number.isInteger(this.value) && Math.abs(this.value) < 1e16 ? this.value.toFixed(1) : String(this.value);
+  }
+}
+
+/** Ruby's arithmetic: a Float operand makes the result a Float. */
+function rubyArithmetic(result: number, value: Value, operand: Value): Value {
+  return value instanceof RubyFloat || operand instanceof RubyFloat ? new RubyFloat(result) : result;
+}
+
 export function textOf(value: Value): string {
   if (value === null || value === undefined) return "";
+  if (value instanceof RubyFloat) return value.toString();
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "bigint") return String(value);
   if (typeof value === "boolean") return value ? "true" : "false";
@@ -351,13 +388,13 @@ export function applyFilter(name: string, value: Value, args: Value[]): Value {
       return Array.isArray(value) ? value.map(textOf).join(args.length > 0 ? textOf(args[0]) : " ") : value;
     case "plus":
     case "add":
-      return Number(value) + Number(args[0]);
+      return rubyArithmetic(Number(value) + Number(args[0]), value, args[0]);
     case "minus":
-      return Number(value) - Number(args[0]);
+      return rubyArithmetic(Number(value) - Number(args[0]), value, args[0]);
     case "times":
-      return Number(value) * Number(args[0]);
+      return rubyArithmetic(Number(value) * Number(args[0]), value, args[0]);
     case "divided_by":
-      return Number(value) / Number(args[0]);
+      return rubyArithmetic(Number(value) / Number(args[0]), value, args[0]);
     case "round":
     case "floatformat": {
       const n = Number(value);
@@ -397,6 +434,8 @@ export function applyFilter(name: string, value: Value, args: Value[]): Value {
 }
 
 function compare(a: Value, b: Value): number {
+  if (a instanceof RubyFloat) a = a.value;
+  if (b instanceof RubyFloat) b = b.value;
   if (typeof a === "number" && typeof b === "number") return a - b;
   return textOf(a) < textOf(b) ? -1 : textOf(a) > textOf(b) ? 1 : 0;
 }
