@@ -186,7 +186,6 @@ export function siteConfig(repo: RepoAtCommit, root = ""): Record<string, Value>
   return {};
 }
 
-/** A value as the page shows it: strings and numbers as they are, nothing for null, undefined and objects. */
 /**
  * A Liquid float: Ruby keeps a Float apart from an Integer and prints it with its decimal point, so a Jekyll page's
  * `{% assign avg = 1000.0 | divided_by: 25 %}{{ avg }}` prints "40.0" where a JS number prints "40" (Cerb's volume
@@ -213,6 +212,7 @@ function rubyArithmetic(result: number, value: Value, operand: Value): Value {
   return value instanceof RubyFloat || operand instanceof RubyFloat ? new RubyFloat(result) : result;
 }
 
+/** A value as the page shows it: strings and numbers as they are, nothing for null, undefined and objects. */
 export function textOf(value: Value): string {
   if (value === null || value === undefined) return "";
   if (value instanceof RubyFloat) return value.toString();
