@@ -3015,6 +3015,29 @@ describe("a column of button links, each priced", () => {
   });
 });
 
+describe("tables of volume prices side by side, each under its caption", () => {
+  it("reads each table's rows apart, never a row's name in both tables as one row with two prices", () => {
+    const table = (caption: string, prices: string[]) =>
+      `<table class="matrix"><caption>${caption}</caption><thead><th>Seats</th><th>Seat/Month</th></thead><tbody>` +
+      ["1-25", "26-50", "51-75"].map((seats, k) => `<tr><td>${seats}</td><td>${prices[k]}</td></tr>`).join("") +
+      `</tbody></table>`;
+    const plans = read(
+      `<h2>Do you provide a volume discount?</h2><div class="grid"><div class="half">` +
+        `${table("Pro Volume Pricing", ["$40.00", "$38.50", "$37.00"])}</div><div class="half">` +
+        `${table("Enterprise Volume Pricing", ["$60.00", "$57.75", "$55.50"])}</div></div>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.amount, plan.prices?.length ?? 1])).toEqual([
+      [40, 1],
+      [38.5, 1],
+      [37, 1],
+      [60, 1],
+      [57.75, 1],
+      [55.5, 1],
+    ]);
+    expect(plans[3]!.name).toBe("Enterprise Volume Pricing – 1-25");
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

@@ -513,7 +513,6 @@ function captionOf(el: Element): string | null {
   return null;
 }
 
-/** The heading a price line stands right under: the element just before it, or before its parent (two levels up). */
 /** How far above a free line the card holding it may start, and how many elements before it its heading may be. */
 const FREE_CARD_LEVELS = 4;
 const FREE_CARD_SCAN = 40;
@@ -537,6 +536,7 @@ function freeCard(index: ElementIndex, mark: PriceMark): boolean {
   return false;
 }
 
+/** The heading a price line stands right under: the element just before it, or before its parent (two levels up). */
 function headingAbove(el: Element): Element | null {
   let node: Element | null = el;
   for (let level = 0; node && level < 3; level++) {

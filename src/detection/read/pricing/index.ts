@@ -234,6 +234,10 @@ const SECTION_LEVELS = 6;
  * that is not one).
  */
 function sectionHeading(headings: Headings, index: ElementIndex, record: Element, nameEl: Element): string | null {
+  // A table's caption heads its rows ("Pro Volume Pricing" and "Enterprise Volume Pricing" side by side, each with rows
+  // "1-25", "26-50", …): each table's rows are read apart, not as one row's two prices.
+  const caption = rowsCaption(index, record);
+  if (caption !== null) return caption;
   let section: Element | null = null;
   for (let el = record.parent, level = 0; el && isElement(el) && level < SECTION_LEVELS; el = el.parent, level++) {
     if (PAGE_TAGS.has(tagName(el))) break;
@@ -250,6 +254,16 @@ function sectionHeading(headings: Headings, index: ElementIndex, record: Element
     if (peer && (!heading || index.at(peer) > index.at(heading))) heading = peer;
   }
   return heading && !index.contains(heading, record) ? shortText(index, heading, 120) : null;
+}
+
+/** The caption of the table `row` is a row of (through its `tbody`), when it is short enough to head a section. */
+function rowsCaption(index: ElementIndex, row: Element): string | null {
+  if (tagName(row) !== "tr") return null;
+  let table: AnyNode | null = row.parent;
+  if (table && isElement(table) && /^(?:tbody|thead|tfoot)$/.test(tagName(table))) table = table.parent;
+  if (!table || !isElement(table) || tagName(table) !== "table") return null;
+  const caption = table.children.find((child): child is Element => isElement(child) && tagName(child) === "caption");
+  return caption ? shortText(index, caption, 80) : null;
 }
 
 /** The table head cell a column's name is in, when that cell states a price too; else null. */
