@@ -3038,6 +3038,58 @@ describe("tables of volume prices side by side, each under its caption", () => {
   });
 });
 
+describe("counts in a price's place", () => {
+  it("reads no price from a number followed by what it counts ('<span>3,600</span> instance hours/month')", () => {
+    const plans = read(
+      `<div class="prices"><div class="price-block"><h2>FREE</h2><div class="price-cost"><span class="pro-cost-value">` +
+        `<span>3,600</span> instance hours/month</span></div></div><div class="price-block"><h2>EXTRA</h2>` +
+        `<div class="point-costs"><span class="pro-cost-value"><span>$0.01<i>/</i></span>instance hour</span></div></div></div>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["FREE", 0],
+      ["EXTRA", 0.01],
+    ]);
+  });
+
+  it("still reads a bare number in a price's place followed by its period ('<span class=\"amount\">49</span> / mo')", () => {
+    const card = (name: string, amount: number) =>
+      `<div class="plan"><h3>${name}</h3><p class="price"><span class="amount">${amount}</span> per month</p></div>`;
+    expect(read(`<div class="plans">${card("Basic", 9)}${card("Pro", 49)}</div>`).pricing.map((p) => p.amount)).toEqual(
+      [9, 49],
+    );
+  });
+});
+
+describe("two named blocks side by side, the price under the second", () => {
+  it("gives the price to the second block's name, never to the first's", () => {
+    const header = (kind: string, name: string, line: string, note: string) =>
+      `<header class="${kind}"><h4>${name}</h4><div><p>${line}</p><p>${note}</p></div></header>`;
+    const plans = read(
+      `<section class="pricing"><div class="price-table">` +
+        header(
+          "personal",
+          "Personal Workspace",
+          "<b>3,600 Free</b> Instance Hours/Month",
+          "(runs 5 instances a month)",
+        ) +
+        header(
+          "team",
+          "Team Workspace",
+          '<b class="pricing-em">$0.01</b> / Instance Hour',
+          "(It is just that simple)",
+        ) +
+        `<div class="footnote">*Additional usage beyond the free allocation will cost $0.01/ Instance Hour</div>` +
+        `<div class="footnote">*Up to 10 members</div></div><div class="price-line-wrap"><div class="price-line">` +
+        `<div class="def">An instance hour is counted when the agent runs.</div><a class="btn" href="/register">Get ` +
+        `Started Free <span>No Credit Card Required Upfront</span></a></div></div><div class="enterprise-package"><h4>` +
+        `Want More? <a href="mailto:x@example.com">Contact Us</a></h4><ul><li>Deploy on your server</li>` +
+        `<li>Collaborate</li></ul></div></section>`,
+    ).pricing;
+    expect(plans.find((plan) => plan.amount === 0.01)?.name).toBe("Team Workspace");
+    expect(plans.map((plan) => plan.name)).not.toContain("Personal Workspace");
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

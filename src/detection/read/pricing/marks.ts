@@ -185,6 +185,12 @@ const BARE_NUMBER_RE = /^\d[\d.,' ]*[kK]?$/;
 
 /** A text that starts with its number (or "from", "only" before it). */
 const BARE_LEAD_RE = /^\s*(?:(?:from|only|just|starting\s+(?:at|from)|ab|dès|desde|a\s+partir\s+de)\s+)?\d/i;
+/**
+ * A bare number followed by what it counts ("3,600 instance hours/month", "5 users") is a quantity, even in a
+ * price-classed element: a price's number is followed by its period or nothing ("49 / mo", "49 per month").
+ */
+const BARE_COUNT_RE =
+  /^\s*(?:(?:from|only|just|starting\s+(?:at|from)|ab|dès|desde|a\s+partir\s+de)\s+)?[\d.,]+\s*[kKmM]?\s+(?!(?:per|a|an|each|every|month|mo|months|year|yr|years|annually|monthly|yearly|user|seat|net|gross|excl|incl|plus|vat|tax)\b)\p{L}/iu;
 
 /** The element or its parent is classed as a price (`<span class="amount">49</span>`). */
 function priceClassed(el: Element): boolean {
@@ -478,7 +484,14 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
       let prices: ParsedPrice[] = stated;
       // A bare number is a price only in an element classed as one, and only when it leads ("49 / mo", "from 49"):
       // "Active products 1" in a priced column is a count.
-      if (prices.length === 0 && !DISCOUNT_RE.test(text) && BARE_LEAD_RE.test(text) && priceClassed(el)) {
+      if (
+        prices.length === 0 &&
+        !DISCOUNT_RE.test(text) &&
+        BARE_LEAD_RE.test(text) &&
+        priceClassed(el) &&
+        // What follows a lone number on its line says what it counts ("<span>3,600</span> instance hours/month").
+        !BARE_COUNT_RE.test(BARE_NUMBER_RE.test(text) ? `${text} ${textAfter(el, index).slice(0, 40)}` : text)
+      ) {
         const bare = parsePrice(text, { bareNumber: true });
         if (bare && bare.amount !== null) prices = [bare];
       }

@@ -733,6 +733,9 @@ function recordSet(
       const candidates = self
         ? [self]
         : nameCandidates(index, el, index.at(first.el), holdsPrice, { priced: !first.soft });
+      // Blocks side by side, each headed by a name, the price under the second only ("Personal Workspace | 3,600
+      // Free hours" beside "Team Workspace | $0.01 / hour"): the price is the second's, never the first name's.
+      if (candidates.length > 0 && headedApart(el, candidates[0]!.el, first.el)) continue;
       // A line that names its price in bold before it ("<li><strong>Hobby</strong>: $5 / mo</li>"): the bold words.
       // A short line or cell whose text opens with a name before its price, the name no element of its own
       // ("<th>Pro<br><span>$12/mo</span></th>", "<p>IAA Fee (yearly) <span>$0</span></p>"): those words, unless they
@@ -868,6 +871,34 @@ function pricedShapes(group: Element[], open: OpenMarks): Map<string, number> {
     counts.set(shape, (counts.get(shape) ?? 0) + 1);
   }
   return counts;
+}
+
+/**
+ * `name` and `price` lie in two different children of `block` of one tag, and the price's child is headed, at the
+ * name's own place, by a heading of the name's tag that holds no price: two named blocks, the price under the second.
+ */
+function headedApart(block: Element, name: Element, price: Element): boolean {
+  if (!isHeading(name)) return false;
+  const childOf = (el: Element): Element | null => {
+    let node: Element = el;
+    while (node.parent && node.parent !== block) {
+      if (!isElement(node.parent)) return null;
+      node = node.parent;
+    }
+    return node.parent === block ? node : null;
+  };
+  const named = childOf(name);
+  const priced = childOf(price);
+  if (!named || !priced || named === priced || tagName(named) !== tagName(priced)) return false;
+  const path = childPath(named, name);
+  const twin = path ? followPath(priced, path) : null;
+  return (
+    !!twin &&
+    tagName(twin) === tagName(name) &&
+    twin !== price &&
+    !within(twin, price) &&
+    firstPriceIndex(collapse(textContent(twin))) === null
+  );
 }
 
 /** How long the line before a price line may be to name it. */
