@@ -3090,6 +3090,33 @@ describe("two named blocks side by side, the price under the second", () => {
   });
 });
 
+describe("a heading that opens by naming a free plan", () => {
+  const page = (box: string) =>
+    `<h1>Pricing</h1>${box}<table><tr><th>Plan</th><th>Price</th></tr><tr><td>Basic</td><td>$25/mo</td></tr>` +
+    `<tr><td>Super</td><td>$100/mo</td></tr></table>`;
+
+  it("reads 'Free Plan: Unlimited public workstreams' beside its Sign Up button as a free plan", () => {
+    const plans = read(
+      page(
+        `<table><tr><td><h3><strong>Free Plan:</strong> Unlimited public workstreams and public users</h3></td>` +
+          `<td><a href="/register?plan=volunteer">Sign Up</a></td></tr></table>`,
+      ),
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount])).toEqual([
+      ["Free Plan", 0],
+      ["Basic", 25],
+      ["Super", 100],
+    ]);
+  });
+
+  it("reads no offer from such a heading without a button to take it", () => {
+    const plans = read(
+      page(`<h3>Free plan: what happens when you run out of storage</h3><p>We ask you to upgrade.</p>`),
+    );
+    expect(plans.pricing.map((plan) => plan.name)).toEqual(["Basic", "Super"]);
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

@@ -634,15 +634,20 @@ const OFFER_BOX_MAX_CHARS = 300;
 
 /** A heading in a short block with a button or link of its own ("Get started"). */
 function withAction(index: ElementIndex, heading: Element): boolean {
-  const box = heading.parent;
+  // In a table, the heading's row is its box (the button in the next cell).
+  let box = heading.parent;
+  if (box && isElement(box) && /^(?:td|th)$/.test(tagName(box))) box = box.parent;
   if (!box || !isElement(box) || index.visibleChars(box) > OFFER_BOX_MAX_CHARS) return false;
   return !!index.findInside(box, (el) => /^(?:a|button)$/.test(tagName(el)) && !index.contains(heading, el));
 }
 
 function freeFor(text: string): string | null {
-  const whom = FREE_FOR_RE.exec(text)?.[1];
+  const whom = FREE_FOR_RE.exec(text)?.[1] ?? FREE_PLAN_LEAD_RE.exec(text)?.[1];
   return whom ? whom.charAt(0).toUpperCase() + whom.slice(1) : null;
 }
+
+/** A heading that opens by naming a free plan and then says what it gives: "Free Plan: Unlimited public workstreams". */
+const FREE_PLAN_LEAD_RE = /^(free\s+(?:plan|tier|account|edition))\s*:\s+\S/i;
 
 /** A line that prices its label in words ("Basics: free", "Shared Agora: name your price"), or null. */
 export function labelledSoftLine(text: string): { label: string; words: string; amount: 0 | null } | null {
