@@ -3117,6 +3117,39 @@ describe("a heading that opens by naming a free plan", () => {
   });
 });
 
+describe("a price with a note of its own", () => {
+  const card = (name: string, price: string) =>
+    `<div class="unit"><h1>${name}</h1><div class="price">${price}</div><ul><li>Workspaces</li><li>Backups</li></ul></div>`;
+
+  it("keeps a price whose next line discounts the first few seats ('Your first 3 seats are 50% off')", () => {
+    const plans = read(
+      `<div class="grid">${card("Pro", "$40/month per seat<br/>Your first 3 seats are 50% off<br/>")}` +
+        `${card("Enterprise", "$60/month per seat<br/>(minimum of 10 seats)")}</div>`,
+    ).pricing;
+    expect(plans.map((plan) => [plan.name, plan.amount, plan.period])).toEqual([
+      ["Pro", 40, "month"],
+      ["Enterprise", 60, "month"],
+    ]);
+  });
+
+  it("reads a footnote's linked marker after a price as no price and no part of its words", () => {
+    const marker = `<a href="#seats"><sup>1</sup></a>`;
+    const page = (pro: string, enterprise: string) =>
+      `<div class="grid">${card("Pro", pro)}${card("Enterprise", enterprise)}</div>`;
+    const plain = page("$40/month per seat<br/>", "$60/month per seat<br/>(minimum of 10 seats)");
+    const marked = page(`$40/month per seat${marker}<br/>`, `$60/month per seat${marker}<br/>(minimum of 10 seats)`);
+    expect(read(marked).pricing.map((plan) => plan.prices?.length ?? 1)).toEqual([1, 1]);
+    expect(pricingEvents(events(plain, marked))).toEqual([]);
+  });
+
+  it("still voids a price a discount line stands beside when the discount is no first-few offer", () => {
+    const plans = read(
+      `<div class="grid">${card("Pro", "50% off<br/>$15/year instead of $30/year")}${card("Team", "$99/year")}</div>`,
+    );
+    expect(plans.pricing.find((plan) => plan.name === "Pro")?.amount).not.toBe(15);
+  });
+});
+
 describe("narrative only from real narrative", () => {
   it("takes the hero from the headline's lead, never a payment note elsewhere on a pricing page", () => {
     const { narrative } = read(`<section><h1>Simple pricing</h1><p>Start free, upgrade as your team grows.</p></section>

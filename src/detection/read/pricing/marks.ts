@@ -27,6 +27,7 @@ import { switchedOption } from "./toggles.js";
 import {
   detectBilling,
   detectPeriod,
+  firstPriceIndex,
   periodSaid,
   parseAmount,
   parsePrice,
@@ -475,11 +476,14 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
     }
     let mark: PriceMark | null = null;
     if (digit) {
-      const stated = NOT_A_PRICE_RE.test(text)
+      // A discount on a line of its own for the first few of something ("$40/month per seat<br>Your first 3 seats
+      // are 50% off") leaves the price on its line standing: the list price, not a promotion's.
+      const priceText = NOT_A_PRICE_RE.test(text) ? withoutFirstFewDiscount(el, text) : text;
+      const stated = NOT_A_PRICE_RE.test(priceText)
         ? []
         : outsideSavings(
-            text,
-            statedPrices(text).filter((p) => p.amount !== null && p.currency !== null),
+            priceText,
+            statedPrices(priceText).filter((p) => p.amount !== null && p.currency !== null),
           );
       let prices: ParsedPrice[] = stated;
       // A bare number is a price only in an element classed as one, and only when it leads ("49 / mo", "from 49"):
@@ -489,6 +493,7 @@ export function findMarks(index: ElementIndex, limit = Infinity): PriceMark[] {
         !DISCOUNT_RE.test(text) &&
         BARE_LEAD_RE.test(text) &&
         priceClassed(el) &&
+        !footnoteMarker(el) &&
         // What follows a lone number on its line says what it counts ("<span>3,600</span> instance hours/month").
         !BARE_COUNT_RE.test(BARE_NUMBER_RE.test(text) ? `${text} ${textAfter(el, index).slice(0, 40)}` : text)
       ) {
@@ -856,6 +861,37 @@ function ownWords(el: Element): number {
 /** ownWords' answers: a block of a hundred thousand links is counted once, not once per link. */
 const ownWordCounts = new WeakMap<Element, number>();
 
+/**
+ * A footnote's marker: a link around a superscript ("$40/month per seat<a href="#seats"><sup>1</sup></a>"). A
+ * superscript alone may be a price's cents ("35€<sup>99</sup>").
+ */
+function footnoteMarker(el: Element): boolean {
+  if (tagName(el) !== "a") return false;
+  const inner = el.children.filter((child) => isElement(child) || collapse(textContent(child)) !== "");
+  return inner.length === 1 && isElement(inner[0]!) && tagName(inner[0]) === "sup";
+}
+
+/** A discount on the first few of something: "Your first 3 seats are 50% off", "50% off your first 2 months". */
+const FIRST_FEW_RE = /\bfirst\s+(?:\d{1,3}|two|three|four|five|six)\b/i;
+
+/**
+ * `text` without the lines of `el` (split at its `br`s) that state a discount on the first few of something and no
+ * amount of money; `text` itself when there are no such lines, or when a line priced with a discount would remain.
+ */
+function withoutFirstFewDiscount(el: Element, text: string): string {
+  if (!el.children.some((child) => isElement(child) && tagName(child) === "br")) return text;
+  const lines: string[] = [""];
+  for (const child of el.children) {
+    if (isElement(child) && tagName(child) === "br") lines.push("");
+    else lines[lines.length - 1] += textContent(child);
+  }
+  const kept = lines.map(collapse).filter((line) => {
+    if (!NOT_A_PRICE_RE.test(line)) return true;
+    return !(FIRST_FEW_RE.test(line) && firstPriceIndex(line) === null);
+  });
+  return kept.length < lines.length ? kept.join(" ") : text;
+}
+
 /** Prices a paragraph's own text states, one mark per sentence (at most a few per element). */
 function proseMarks(el: Element, index: ElementIndex): PriceMark[] {
   const own = ownText(el);
@@ -961,6 +997,19 @@ function readStandalone(text: string): boolean {
  * is not "annuallyor"), inline elements do not ("<span>$</span><span>49</span>" is "$49").
  */
 function markText(el: Element): string {
+  // A footnote's marker linked after the price ("$40/month per seat<a href="#seats"><sup>1</sup></a>") is no part of
+  // its text: "seat1" would hide the seat.
+  const marker = el.children.find((child) => isElement(child) && tagName(child) === "a" && footnoteMarker(child));
+  if (marker) {
+    const parts = el.children.map((child) =>
+      child === marker
+        ? ""
+        : isElement(child) && BREAKING_TAGS.has(tagName(child))
+          ? ` ${blockText(child)} `
+          : textContent(child),
+    );
+    return collapse(parts.join(""));
+  }
   if (!el.children.some((child) => isElement(child) && BREAKING_TAGS.has(tagName(child)))) {
     return collapse(textContent(el));
   }
