@@ -4,7 +4,7 @@
  * storage format: bump EXTRACTOR_VERSION when an extraction changes meaning.
  */
 
-export const EXTRACTOR_VERSION = 16;
+export const EXTRACTOR_VERSION = 17;
 
 import type { EventType, Severity } from "../http/schemas.js";
 
