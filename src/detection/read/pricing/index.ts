@@ -194,13 +194,10 @@ function workedExamples(index: ElementIndex): Element[] {
       continue;
     }
     if (!/^(?:p|div|strong|b|h[2-6]|dt)$/.test(tagName(el)) || !saysExample(el)) continue;
-    const label =
-      index.visibleChars(el) <= 30 && EXAMPLE_LABEL_RE.test(shortText(index, el, 30) ?? "")
-        ? el
-        : isHeading(el) && EXAMPLES_HEADING_RE.test(shortText(index, el, 60) ?? "")
-          ? el
-          : null;
-    if (!label) continue;
+    const opensExamples =
+      (index.visibleChars(el) <= 30 && EXAMPLE_LABEL_RE.test(shortText(index, el, 30) ?? "")) ||
+      (isHeading(el) && EXAMPLES_HEADING_RE.test(shortText(index, el, 60) ?? ""));
+    if (!opensExamples) continue;
     // The label's line: a bold phrase stands for the paragraph around it.
     let line: Element = el;
     if (
