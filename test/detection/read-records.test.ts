@@ -2865,7 +2865,7 @@ describe("tiers that bear one label", () => {
     ]);
   });
 
-  it("still takes two blocks of one name for copies of one price (a monthly/yearly switch), not tiers", () => {
+  it("takes blocks of one limit at two prices (a monthly/yearly switch's copies) for copies, not tiers", () => {
     const plans = read(`<ul id="pricing_list">${tier("$10/mo.", "1,000")}${tier("$100/yr", "1,000")}</ul>`).pricing;
     expect(plans.map((plan) => plan.name)).not.toContain("1,000 Customers");
   });

@@ -22,13 +22,11 @@ import {
   member,
   parseStructured,
   splitFrontMatter,
+  isPlainObject,
+  mergeMaps,
   textOf,
   type Value,
 } from "./values.js";
-
-function isPlainObject(value: Value): value is Record<string, Value> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Template structure
@@ -1016,14 +1014,6 @@ export class ErbRenderer {
    */
   private locales(): Record<string, Value> {
     if (this.translations) return this.translations;
-    const merge = (into: Record<string, Value>, from: Record<string, Value>) => {
-      for (const [key, value] of Object.entries(from)) {
-        const have = into[key];
-        if (isPlainObject(have) && isPlainObject(value)) merge(have, value);
-        else into[key] = isPlainObject(value) ? merge({}, value) : value;
-      }
-      return into;
-    };
     const tree: Record<string, Value> = {};
     const locale = this.options.locale!;
     for (const file of this.options.repo.files().sort()) {
@@ -1031,7 +1021,7 @@ export class ErbRenderer {
       const text = this.options.repo.read(file);
       const root = text === null ? {} : parseStructured(text, "yaml");
       const branch = root[locale];
-      if (isPlainObject(branch)) merge(tree, branch);
+      if (isPlainObject(branch)) mergeMaps(tree, branch);
     }
     return (this.translations = tree);
   }

@@ -36,8 +36,10 @@ import {
 import {
   dataTree,
   escapeHtml,
+  isPlainObject,
   markdownToHtml,
   member,
+  mergeMaps,
   parseStructured,
   splitFrontMatter,
   textOf,
@@ -104,28 +106,12 @@ function configDirectory(repo: RepoAtCommit, environment?: string): Record<strin
       const base = path.posix.basename(file).replace(/\.\w+$/, "");
       const value = parseStructured(text, formatOf(file));
       if (base === "config" || base === "hugo") {
-        if (overlay && isMap(value)) mergeOver(merged, value);
+        if (overlay && isPlainObject(value)) mergeMaps(merged, value);
         else Object.assign(merged, value);
-      } else if (overlay && isMap(merged[base]) && isMap(value)) mergeOver(merged[base], value);
+      } else if (overlay && isPlainObject(merged[base]) && isPlainObject(value)) mergeMaps(merged[base], value);
       else merged[base] = value;
     }
   return merged;
-}
-
-function isMap(value: Value): value is Record<string, Value> {
-  return value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date);
-}
-
-/** Hugo's merge of an environment's configuration over `_default`: maps key by key, other values replaced. */
-function mergeOver(target: Record<string, Value>, source: Record<string, Value>): void {
-  for (const [key, value] of Object.entries(source)) {
-    const current = target[key];
-    if (isMap(current) && isMap(value)) {
-      const copy = { ...current };
-      mergeOver(copy, value);
-      target[key] = copy;
-    } else target[key] = value;
-  }
 }
 
 function formatOf(file: string): "yaml" | "toml" | "json" {

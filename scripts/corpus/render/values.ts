@@ -207,6 +207,29 @@ export class RubyFloat {
   }
 }
 
+/** A mapping (a YAML/TOML table, a Ruby hash): not a list, a date or a number such as a Ruby float. */
+export function isPlainObject(value: Value): value is Record<string, Value> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Date) &&
+    !(value instanceof RubyFloat)
+  );
+}
+
+/**
+ * `from`'s keys merged over `into`'s, maps key by key and anything else replaced, as Hugo merges an environment's
+ * configuration and Rails its locale files. Maps are copied, never shared with `from`. Returns `into`.
+ */
+export function mergeMaps(into: Record<string, Value>, from: Record<string, Value>): Record<string, Value> {
+  for (const [key, value] of Object.entries(from)) {
+    const have = into[key];
+    into[key] = isPlainObject(value) ? mergeMaps(isPlainObject(have) ? { ...have } : {}, value) : value;
+  }
+  return into;
+}
+
 /** Ruby's arithmetic: a Float operand makes the result a Float. */
 function rubyArithmetic(result: number, value: Value, operand: Value): Value {
   return value instanceof RubyFloat || operand instanceof RubyFloat ? new RubyFloat(result) : result;

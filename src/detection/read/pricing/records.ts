@@ -879,19 +879,15 @@ function pricedShapes(group: Element[], open: OpenMarks): Map<string, number> {
  */
 function headedApart(block: Element, name: Element, price: Element): boolean {
   if (!isHeading(name)) return false;
-  const childOf = (el: Element): Element | null => {
-    let node: Element = el;
-    while (node.parent && node.parent !== block) {
-      if (!isElement(node.parent)) return null;
-      node = node.parent;
-    }
-    return node.parent === block ? node : null;
-  };
-  const named = childOf(name);
-  const priced = childOf(price);
-  if (!named || !priced || named === priced || tagName(named) !== tagName(priced)) return false;
-  const path = childPath(named, name);
-  const twin = path ? followPath(priced, path) : null;
+  const namePath = childPath(block, name);
+  const pricePath = childPath(block, price);
+  if (!namePath || !pricePath || namePath[0] === pricePath[0]) return false;
+  const children = block.children.filter(isElement);
+  const named = children[namePath[0]!]!;
+  const priced = children[pricePath[0]!]!;
+  if (tagName(named) !== tagName(priced)) return false;
+  // The priced block's element where the named block has its name.
+  const twin = followPath(priced, namePath.slice(1));
   return (
     !!twin &&
     tagName(twin) === tagName(name) &&
